@@ -1,0 +1,561 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Block device inventory shared by every module of the collection.
+
+Reading and interpreting are kept apart: ``take_snapshot`` reads sysfs, udev data,
+/proc and on-disk signatures in one pass and returns plain data; ``build_disks``
+turns such a snapshot into disk records without touching the system. Unit tests feed
+snapshots captured on real hosts to ``build_disks``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import json
+import os
+import re
+import stat
+
+SYS_BLOCK = "/sys/block"
+SYS_CLASS_BLOCK = "/sys/class/block"
+BY_ID_DIR = "/dev/disk/by-id"
+UDEV_DATA_DIR = "/run/udev/data"
+
+# ceph-volume refuses devices smaller than 5 GB (src/ceph-volume/ceph_volume/util/device.py).
+CEPH_MIN_SIZE_BYTES = 5 * 1024 ** 3
+BLUESTORE_LABEL = b"bluestore block device"
+
+# Kernel name prefixes that are not physical disks; listed only when asked for.
+VIRTUAL_PREFIXES = ("dm-", "md", "rbd", "zram", "nbd")
+# Never candidates: optical drives, RAM disks, floppies.
+IGNORED_PREFIXES = ("sr", "ram", "fd")
+
+DISK_ATTRS = (
+    "dev", "size", "ro", "removable",
+    "queue/rotational", "queue/scheduler", "queue/max_sectors_kb",
+    "queue/max_hw_sectors_kb", "queue/read_ahead_kb", "queue/nr_requests",
+    "queue/write_cache", "queue/discard_max_bytes", "queue/discard_granularity",
+    "queue/logical_block_size", "queue/physical_block_size",
+    "device/model", "device/vendor", "device/serial", "device/rev",
+    "device/firmware_rev", "device/wwid", "wwid", "serial",
+)
+PARTITION_ATTRS = ("dev", "start", "size", "uevent")
+
+# Reasons use ceph-volume's wording where it has one, so operators see familiar text.
+REASON_REMOVABLE = "removable"
+REASON_READ_ONLY = "read-only"
+REASON_LOCKED = "locked"
+REASON_TOO_SMALL = "Insufficient space (<5GB)"
+REASON_BAD_TYPE = "Device type is not acceptable"
+REASON_CEPH_DISK = "Used by ceph-disk"
+REASON_BLUESTORE = "Has BlueStore device label"
+REASON_GPT = "Has GPT headers"
+REASON_PARTITION_TABLE = "Has a partition table"
+REASON_PARTITIONS = "Has partitions"
+REASON_FILESYSTEM = "Has a FileSystem"
+REASON_LVM = "LVM detected"
+REASON_MD = "md RAID member"
+REASON_MOUNTED = "mounted"
+REASON_HOLDERS = "has holders"
+REASON_ROOT = "root disk"
+REASON_SWAP = "swap"
+# Fail closed: a disk whose signatures cannot be read is never called blank.
+REASON_UNREADABLE = "signatures unreadable"
+
+# wipefs signature type -> reason; anything not listed is a filesystem or similar.
+SIGNATURE_REASONS = {
+    "gpt": REASON_GPT,
+    "PMBR": REASON_GPT,
+    "dos": REASON_PARTITION_TABLE,
+    "atari": REASON_PARTITION_TABLE,
+    "bsd": REASON_PARTITION_TABLE,
+    "mac": REASON_PARTITION_TABLE,
+    "sgi": REASON_PARTITION_TABLE,
+    "sun": REASON_PARTITION_TABLE,
+    "LVM2_member": REASON_LVM,
+    "linux_raid_member": REASON_MD,
+    "ceph_bluestore": REASON_BLUESTORE,
+    "swap": REASON_SWAP,
+}
+
+
+class DeviceError(Exception):
+    """A device the caller named cannot be used; the message says why."""
+
+
+# --------------------------------------------------------------------------- reading
+
+def _read(path, binary=False):
+    try:
+        with open(path, "rb" if binary else "r") as handle:
+            return handle.read()
+    except (IOError, OSError, UnicodeDecodeError):
+        return None
+
+
+def _listdir(path):
+    try:
+        return sorted(os.listdir(path))
+    except OSError:
+        return []
+
+
+def _is_excl_busy(path):
+    """True when an exclusive open fails with EBUSY (held by a mount, holder or ceph-osd)."""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)))
+    except OSError as exc:
+        return exc.errno == errno.EBUSY
+    return False
+
+
+def _read_attrs(base, names):
+    attrs = {}
+    for name in names:
+        value = _read(os.path.join(base, name))
+        if value is not None:
+            attrs[name] = value.strip()
+    pg80 = _read(os.path.join(base, "device/vpd_pg80"), binary=True)
+    if pg80 and len(pg80) > 4:
+        # SCSI VPD page 0x80: 4-byte header, then the unit serial number in ASCII.
+        attrs["device/vpd_pg80"] = pg80[4:].decode("ascii", "replace").strip(" \x00")
+    return attrs
+
+
+def _by_id_links():
+    links = {}
+    for link in _listdir(BY_ID_DIR):
+        target = os.path.realpath(os.path.join(BY_ID_DIR, link))
+        links.setdefault(os.path.basename(target), []).append(os.path.join(BY_ID_DIR, link))
+    return links
+
+
+def wanted_kernel_name(name, include_loop=False, include_virtual=False):
+    if name.startswith(IGNORED_PREFIXES):
+        return False
+    if name.startswith("loop"):
+        return include_loop
+    if name.startswith(VIRTUAL_PREFIXES):
+        return include_virtual
+    return True
+
+
+def take_snapshot(run_command, names=None, include_loop=False, include_virtual=False):
+    """Read everything ``build_disks`` needs, for the given kernel names or all disks.
+
+    ``run_command(argv)`` returns ``(rc, stdout, stderr)``; it is AnsibleModule.run_command
+    with LC_ALL=C in the modules.
+    """
+    if names is None:
+        names = [n for n in _listdir(SYS_BLOCK)
+                 if wanted_kernel_name(n, include_loop, include_virtual)]
+        if include_loop:
+            # An unattached loop device has size 0 and is not a disk.
+            names = [n for n in names
+                     if not (n.startswith("loop") and (_read(os.path.join(SYS_BLOCK, n, "size")) or "0").strip() == "0")]
+    by_id = _by_id_links()
+    blocks = {}
+    for name in names:
+        base = os.path.join(SYS_BLOCK, name)
+        attrs = _read_attrs(base, DISK_ATTRS)
+        partitions = {}
+        for child in _listdir(base):
+            if os.path.exists(os.path.join(base, child, "partition")):
+                pbase = os.path.join(base, child)
+                partitions[child] = {
+                    "attrs": _read_attrs(pbase, PARTITION_ATTRS),
+                    "holders": _listdir(os.path.join(pbase, "holders")),
+                }
+        dev = attrs.get("dev", "")
+        blocks[name] = {
+            "sysfs_path": os.path.realpath(base),
+            "attrs": attrs,
+            "partitions": partitions,
+            "holders": _listdir(os.path.join(base, "holders")),
+            "udev": _read(os.path.join(UDEV_DATA_DIR, "b" + dev)) or "",
+            "by_id": sorted(by_id.get(name, [])),
+            "head": _read_head("/dev/" + name),
+            "excl_busy": _is_excl_busy("/dev/" + name),
+        }
+        blocks[name]["holder_tree"] = _holder_tree(blocks[name])
+    mountinfo = _read("/proc/self/mountinfo") or ""
+    signatures, probe_errors = _wipefs(run_command, blocks)
+    return {
+        "blocks": blocks,
+        "mountinfo": mountinfo,
+        "swap_devs": _swap_devs(_read("/proc/swaps") or ""),
+        "root_dev": _root_dev(mountinfo),
+        "signatures": signatures,
+        "probe_errors": probe_errors,
+    }
+
+
+def _read_head(path):
+    """First bytes of a device as text (a BlueStore label is plain ASCII at offset 0)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(len(BLUESTORE_LABEL))
+    except (IOError, OSError):
+        return None
+    return data.decode("latin-1")
+
+
+def _holder_tree(block):
+    """{name: major:minor} of the holders of a disk and its partitions, recursively
+    (LVM on md on a partition), so mounts and swap on top of them count for the disk."""
+    tree = {}
+    pending = list(block["holders"])
+    for part in block["partitions"].values():
+        pending.extend(part["holders"])
+    while pending:
+        name = pending.pop()
+        if name in tree:
+            continue
+        tree[name] = (_read(os.path.join(SYS_CLASS_BLOCK, name, "dev")) or "").strip()
+        pending.extend(_listdir(os.path.join(SYS_CLASS_BLOCK, name, "holders")))
+    return tree
+
+
+def _swap_devs(swaps_text):
+    devs = []
+    for line in swaps_text.splitlines()[1:]:
+        fields = line.split()
+        if not fields:
+            continue
+        try:
+            st = os.stat(fields[0])
+        except OSError:
+            continue
+        if stat.S_ISBLK(st.st_mode):
+            devs.append("%d:%d" % (os.major(st.st_rdev), os.minor(st.st_rdev)))
+    return devs
+
+
+def _root_dev(mountinfo_text):
+    """major:minor of the block device under /, also for btrfs/overlay (0:N) roots."""
+    for entry in parse_mountinfo(mountinfo_text):
+        if entry["mountpoint"] != "/":
+            continue
+        devnum = entry["devnum"]
+        try:
+            st = os.stat(entry["source"])
+            if stat.S_ISBLK(st.st_mode):
+                devnum = "%d:%d" % (os.major(st.st_rdev), os.minor(st.st_rdev))
+        except OSError:
+            pass
+        return devnum
+    return None
+
+
+def _wipefs(run_command, blocks):
+    """Signatures libblkid finds on the disks and partitions, and the devices it could not read.
+
+    One wipefs call covers every device; wipefs also reports a lone backup GPT header at
+    the end of a disk, which blkid -p does not. When that call fails, each device is probed
+    alone so one unreadable device does not hide the others. --no-act never writes.
+    """
+    paths = []
+    for name, block in sorted(blocks.items()):
+        paths.append("/dev/" + name)
+        paths.extend("/dev/" + part for part in sorted(block["partitions"]))
+    if not paths:
+        return [], {}
+    rc, out, err = run_command(["wipefs", "--no-act", "--json"] + paths)
+    if rc == 0:
+        return parse_wipefs_json(out), {}
+    signatures, errors = [], {}
+    for path in paths:
+        rc, out, err = run_command(["wipefs", "--no-act", "--json", path])
+        if rc == 0:
+            signatures.extend(parse_wipefs_json(out))
+        else:
+            errors[os.path.basename(path)] = (err or out).strip() or "wipefs rc=%s" % rc
+    return signatures, errors
+
+
+# --------------------------------------------------------------------------- parsing
+
+def parse_wipefs_json(text):
+    """Signatures from ``wipefs --json``: one document listing every device's signatures."""
+    text = (text or "").strip()
+    return json.loads(text).get("signatures", []) if text else []
+
+
+def parse_scheduler(text):
+    """``'[mq-deadline] kyber none'`` -> (current, available, changeable).
+
+    A bare ``none`` without brackets means the queue has no elevator support at all
+    (some stacked or very old drivers): it cannot be changed.
+    """
+    text = (text or "").strip()
+    if not text:
+        return None, [], False
+    names = [n.strip("[]") for n in text.split()]
+    current = re.search(r"\[([^\]]+)\]", text)
+    if current:
+        return current.group(1), names, len(names) > 1
+    return names[0], names, False
+
+
+def parse_udev(text):
+    """udev database entry -> (properties, symlinks)."""
+    props, links = {}, []
+    for line in (text or "").splitlines():
+        if line.startswith("E:") and "=" in line:
+            key, value = line[2:].split("=", 1)
+            props[key] = value
+        elif line.startswith("S:"):
+            links.append("/dev/" + line[2:])
+    return props, links
+
+
+def _unescape_mount(field):
+    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
+
+
+def parse_mountinfo(text):
+    entries = []
+    for line in (text or "").splitlines():
+        fields = line.split()
+        if "-" not in fields or len(fields) < 7:
+            continue
+        sep = fields.index("-")
+        entries.append({
+            "devnum": fields[2],
+            "mountpoint": _unescape_mount(fields[4]),
+            "options": fields[5],
+            "fstype": fields[sep + 1],
+            "source": _unescape_mount(fields[sep + 2]) if len(fields) > sep + 2 else "",
+        })
+    return entries
+
+
+def detect_transport(name, sysfs_path, udev_props):
+    """Transport from the device's sysfs path, the way lsblk derives TRAN."""
+    path = sysfs_path or ""
+    if name.startswith("nvme"):
+        return "nvme"
+    if name.startswith("loop"):
+        return "loop"
+    if name.startswith(VIRTUAL_PREFIXES):
+        return "virtual"
+    if "/virtio" in path:
+        return "virtio"
+    if "/usb" in path:
+        return "usb"
+    if re.search(r"/ata\d+/", path):
+        return "sata" if udev_props.get("ID_ATA_SATA", "1") == "1" else "ata"
+    if "/end_device-" in path or "/expander-" in path:
+        return "sas"
+    if "/session" in path and "/target" in path:
+        return "iscsi"
+    if "/rport-" in path:
+        return "fc"
+    if "/target" in path:
+        return "scsi"
+    return "unknown"
+
+
+def _int(value, default=None):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+def _first(*values):
+    for value in values:
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def _wwn(props, attrs):
+    wwn = _first(props.get("ID_WWN_WITH_EXTENSION"), props.get("ID_WWN"))
+    if wwn:
+        return wwn
+    wwid = _first(attrs.get("wwid"), attrs.get("device/wwid")) or ""
+    match = re.match(r"(naa|eui)\.([0-9a-fA-F]+)$", wwid)
+    return "0x" + match.group(2).lower() if match else None
+
+
+# --------------------------------------------------------------------------- building
+
+def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
+    """Disk records (see the disk_facts RETURN documentation) from a snapshot."""
+    mounts = parse_mountinfo(snapshot["mountinfo"])
+    mounts_by_dev = {}
+    for entry in mounts:
+        mounts_by_dev.setdefault(entry["devnum"], []).append(entry["mountpoint"])
+    sigs_by_dev = {}
+    for sig in snapshot["signatures"]:
+        sigs_by_dev.setdefault(sig.get("device"), []).append(sig)
+    swap_devs = set(snapshot["swap_devs"])
+
+    disks = []
+    for name in sorted(snapshot["blocks"]):
+        block = snapshot["blocks"][name]
+        attrs = block["attrs"]
+        props, udev_links = parse_udev(block["udev"])
+        partitions = sorted(block["partitions"])
+        holders = sorted(block["holder_tree"])
+        related_devs = set([attrs.get("dev")] + list(block["holder_tree"].values())
+                           + [p["attrs"].get("dev") for p in block["partitions"].values()])
+        related_devs.discard(None)
+        related_devs.discard("")
+        mountpoints = sorted(set(mp for d in related_devs for mp in mounts_by_dev.get(d, [])))
+        signatures = []
+        for device in [name] + partitions:
+            for sig in sigs_by_dev.get(device, []):
+                signatures.append({
+                    "device": device,
+                    "type": sig.get("type"),
+                    "offset": sig.get("offset"),
+                    "uuid": sig.get("uuid"),
+                    "label": sig.get("label"),
+                })
+        scheduler, schedulers, changeable = parse_scheduler(attrs.get("queue/scheduler"))
+        sectors = _int(attrs.get("size"), 0)
+        by_id = sorted(set(block["by_id"]) | set(l for l in udev_links if l.startswith(BY_ID_DIR + "/")))
+        disk = {
+            "name": name,
+            "path": "/dev/" + name,
+            "devnum": attrs.get("dev"),
+            "by_id": by_id,
+            "wwn": _wwn(props, attrs),
+            "model": _first(attrs.get("device/model"), props.get("ID_MODEL")),
+            "vendor": _first(attrs.get("device/vendor"), props.get("ID_VENDOR")),
+            "serial": _first(props.get("ID_SERIAL_SHORT"), attrs.get("device/serial"),
+                             attrs.get("serial"), attrs.get("device/vpd_pg80")),
+            "firmware": _first(attrs.get("device/firmware_rev"), attrs.get("device/rev"),
+                               props.get("ID_REVISION")),
+            "transport": detect_transport(name, block["sysfs_path"], props),
+            "size_bytes": sectors * 512,
+            "logical_sector_size": _int(attrs.get("queue/logical_block_size")),
+            "physical_sector_size": _int(attrs.get("queue/physical_block_size")),
+            "rotational": attrs.get("queue/rotational") == "1",
+            "removable": attrs.get("removable") == "1",
+            "read_only": attrs.get("ro") == "1",
+            "scheduler": scheduler,
+            "schedulers": schedulers,
+            "scheduler_changeable": changeable,
+            "max_sectors_kb": _int(attrs.get("queue/max_sectors_kb")),
+            "max_hw_sectors_kb": _int(attrs.get("queue/max_hw_sectors_kb")),
+            "read_ahead_kb": _int(attrs.get("queue/read_ahead_kb")),
+            "nr_requests": _int(attrs.get("queue/nr_requests")),
+            "write_cache": attrs.get("queue/write_cache"),
+            "discard": _int(attrs.get("queue/discard_max_bytes"), 0) > 0,
+            "discard_max_bytes": _int(attrs.get("queue/discard_max_bytes"), 0),
+            "partitions": partitions,
+            "holders": holders,
+            "mountpoints": mountpoints,
+            "swap": bool(swap_devs & related_devs),
+            "signatures": signatures,
+            "bluestore_label": (block.get("head") or "").startswith(BLUESTORE_LABEL.decode()),
+            "root_disk": snapshot["root_dev"] in related_devs,
+            "locked": bool(block.get("excl_busy")),
+            "ceph_disk_partitions": _ceph_disk_partitions(block),
+            "probe_errors": ["%s: %s" % (dev, msg) for dev, msg in sorted(snapshot.get("probe_errors", {}).items())
+                             if dev == name or dev in block["partitions"]],
+        }
+        disk["reject_reasons"] = reject_reasons(disk, min_size_bytes)
+        disk["available"] = not disk["reject_reasons"]
+        disks.append(disk)
+    return disks
+
+
+def _ceph_disk_partitions(block):
+    names = []
+    for name, part in block["partitions"].items():
+        uevent = part["attrs"].get("uevent", "")
+        match = re.search(r"^PARTNAME=(.*)$", uevent, re.M)
+        if match and match.group(1).lower().startswith("ceph"):
+            names.append(name)
+    return names
+
+
+def reject_reasons(disk, min_size_bytes=CEPH_MIN_SIZE_BYTES):
+    """Why a disk cannot take an OSD, in ceph-volume's words where it has them."""
+    reasons = []
+
+    def add(reason):
+        if reason not in reasons:
+            reasons.append(reason)
+
+    if disk["removable"]:
+        add(REASON_REMOVABLE)
+    if disk["read_only"]:
+        add(REASON_READ_ONLY)
+    if disk["locked"]:
+        add(REASON_LOCKED)
+    if disk["size_bytes"] < min_size_bytes:
+        add(REASON_TOO_SMALL if min_size_bytes == CEPH_MIN_SIZE_BYTES
+            else "Insufficient space (<%d bytes)" % min_size_bytes)
+    if disk["name"].startswith(("zram", "nbd")):
+        add(REASON_BAD_TYPE)
+    if disk["ceph_disk_partitions"]:
+        add(REASON_CEPH_DISK)
+    if disk["probe_errors"]:
+        add(REASON_UNREADABLE)
+    if disk["bluestore_label"]:
+        add(REASON_BLUESTORE)
+    for sig in disk["signatures"]:
+        if sig["device"] == disk["name"]:
+            add(SIGNATURE_REASONS.get(sig["type"], REASON_FILESYSTEM))
+    if disk["partitions"]:
+        add(REASON_PARTITIONS)
+    if disk["holders"]:
+        add(REASON_HOLDERS)
+    if disk["mountpoints"]:
+        add(REASON_MOUNTED)
+    if disk["swap"]:
+        add(REASON_SWAP)
+    if disk["root_disk"]:
+        add(REASON_ROOT)
+    return reasons
+
+
+# --------------------------------------------------------------------------- resolving
+
+def resolve_disk(spec):
+    """Kernel name of the whole disk a user named by kernel name, /dev path or by-id link.
+
+    Raises DeviceError naming the device when it does not exist, is not a block device
+    or is a partition.
+    """
+    if not spec or not isinstance(spec, str):
+        raise DeviceError("empty device name")
+    path = spec if spec.startswith("/") else "/dev/" + spec
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError:
+        raise DeviceError("%s: no such device" % spec)
+    if not stat.S_ISBLK(st.st_mode):
+        raise DeviceError("%s: not a block device (%s)" % (spec, real))
+    devnum = "%d:%d" % (os.major(st.st_rdev), os.minor(st.st_rdev))
+    sysdir = os.path.realpath(os.path.join("/sys/dev/block", devnum))
+    name = os.path.basename(sysdir)
+    if os.path.exists(os.path.join(sysdir, "partition")):
+        parent = os.path.basename(os.path.dirname(sysdir))
+        raise DeviceError("%s: is a partition (%s of /dev/%s), not a whole disk" % (spec, name, parent))
+    return name
+
+
+def resolve_disks(specs):
+    """Resolve a list of names once; duplicates (a name and its by-id link) collapse."""
+    names, errors = [], []
+    for spec in specs:
+        try:
+            name = resolve_disk(spec)
+        except DeviceError as exc:
+            errors.append(str(exc))
+            continue
+        if name not in names:
+            names.append(name)
+    if errors:
+        raise DeviceError("; ".join(errors))
+    return names

@@ -1,0 +1,286 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: disk_facts
+short_description: Inventory the whole disks of a host and tell which can take a Ceph OSD
+version_added: 0.1.0
+description:
+  - Returns every whole disk of the host in one call, with its identity (stable paths, WWN,
+    model, serial, firmware, transport, size, sector sizes), its block queue settings
+    (rotational, scheduler and whether it can be changed, max_sectors_kb, write cache,
+    discard) and what uses it (partitions, holders, mounts, swap, on-disk signatures, root
+    filesystem).
+  - Tells for each disk whether it is C(available) for a new OSD, and if not, why, using
+    ceph-volume's wording where ceph-volume has one (C(Has GPT headers), C(LVM detected),
+    C(Has BlueStore device label), ...) plus C(mounted), C(has holders), C(root disk),
+    C(swap), C(md RAID member) and C(signatures unreadable) (fail closed).
+  - Reads sysfs, the udev database, C(/proc) and the signatures libblkid finds
+    (one C(wipefs --no-act) call for all disks and partitions, which also sees a lone backup
+    GPT header at the end of a disk). It never writes to any device.
+  - Every other module of this collection applies the same checks before it writes, so
+    what this module calls available is what they accept.
+  - No module of ansible.builtin or community.general reports signatures, holders and Ceph
+    suitability per disk; C(ansible_facts.devices) from setup lacks most of them.
+author:
+  - cephops maintainers (@cephops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+options:
+  devices:
+    description:
+      - Limit the inventory to these disks, given as kernel names (V(sdb)), C(/dev) paths or
+        C(/dev/disk/by-id) links. Links are resolved; a name and its link count once.
+      - A device that does not exist or is a partition is an error naming it.
+      - When omitted, every whole disk of the host is listed.
+    type: list
+    elements: str
+  include_loop:
+    description:
+      - List attached loop devices as disks too (for tests on loop devices).
+    type: bool
+    default: false
+  include_virtual:
+    description:
+      - List device-mapper, md, rbd, nbd and zram devices too.
+    type: bool
+    default: false
+  min_size_bytes:
+    description:
+      - Disks smaller than this are not available. The default is ceph-volume's 5 GiB.
+    type: int
+    default: 5368709120
+notes:
+  - Must run as root (C(become=true)) to read signatures and test exclusive opens.
+  - Supports check mode; it changes nothing in either mode.
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+seealso:
+  - name: ceph-volume device filters
+    description: The reasons ceph-volume gives when it refuses a device.
+    link: https://docs.ceph.com/en/latest/ceph-volume/
+"""
+
+EXAMPLES = r"""
+- name: Inventory every whole disk
+  cephops.osd_tuning.disk_facts:
+  register: inventory
+
+- name: Show the disks that can take an OSD
+  ansible.builtin.debug:
+    msg: "{{ inventory.disks | selectattr('available') | map(attribute='path') | list }}"
+
+- name: Inventory two disks named by stable links
+  cephops.osd_tuning.disk_facts:
+    devices:
+      - /dev/disk/by-id/wwn-0x5002538e40a1b2c3
+      - nvme0n1
+  register: inventory
+"""
+
+RETURN = r"""
+disks:
+  description: One entry per whole disk, sorted by kernel name.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Kernel name.
+      type: str
+      sample: sdb
+    path:
+      description: Device node.
+      type: str
+      sample: /dev/sdb
+    devnum:
+      description: Major and minor number.
+      type: str
+      sample: "8:16"
+    by_id:
+      description: C(/dev/disk/by-id) links that point to the disk (empty without udev).
+      type: list
+      elements: str
+      sample: [/dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001]
+    wwn:
+      description: World wide name from udev or an C(naa.)/C(eui.) wwid in sysfs, else null.
+      type: str
+      sample: "0x5002538e40a1b2c3"
+    model:
+      description: Model string.
+      type: str
+      sample: CEPHOPS FAST SSD
+    vendor:
+      description: Vendor string (SCSI translation shows C(ATA) for SATA disks).
+      type: str
+      sample: ATA
+    serial:
+      description: Serial number (udev, NVMe/virtio sysfs, or SCSI VPD page 0x80).
+      type: str
+      sample: CEPHOPS-SSD-0001
+    firmware:
+      description: Firmware revision.
+      type: str
+      sample: "2.5+"
+    transport:
+      description: One of V(sata), V(ata), V(sas), V(nvme), V(virtio), V(usb), V(iscsi), V(fc),
+        V(scsi), V(loop), V(virtual), V(unknown).
+      type: str
+      sample: sata
+    size_bytes:
+      description: Size in bytes.
+      type: int
+      sample: 8589934592
+    logical_sector_size:
+      description: Logical sector size in bytes.
+      type: int
+      sample: 512
+    physical_sector_size:
+      description: Physical sector size in bytes.
+      type: int
+      sample: 4096
+    rotational:
+      description: Whether the kernel treats the disk as rotational.
+      type: bool
+    removable:
+      description: Removable media.
+      type: bool
+    read_only:
+      description: The kernel marks the disk read-only.
+      type: bool
+    scheduler:
+      description: Active I/O scheduler.
+      type: str
+      sample: mq-deadline
+    schedulers:
+      description: Schedulers the kernel offers for this disk now.
+      type: list
+      elements: str
+      sample: [mq-deadline, kyber, bfq, none]
+    scheduler_changeable:
+      description: False when the queue shows a bare V(none), which cannot be changed.
+      type: bool
+    max_sectors_kb:
+      description: Largest request the kernel sends, in KiB.
+      type: int
+      sample: 1280
+    max_hw_sectors_kb:
+      description: Largest request the hardware accepts, in KiB (upper bound of max_sectors_kb).
+      type: int
+      sample: 32767
+    read_ahead_kb:
+      description: Read-ahead in KiB.
+      type: int
+      sample: 128
+    nr_requests:
+      description: Queue depth of the block layer.
+      type: int
+      sample: 64
+    write_cache:
+      description: Kernel view of the volatile write cache, V(write back) or V(write through).
+      type: str
+      sample: write back
+    discard:
+      description: Whether the disk accepts discard (TRIM/UNMAP/deallocate).
+      type: bool
+    discard_max_bytes:
+      description: Largest discard the disk accepts, 0 without discard support.
+      type: int
+    partitions:
+      description: Kernel names of its partitions.
+      type: list
+      elements: str
+      sample: [sdb1]
+    holders:
+      description: Devices stacked on the disk or its partitions (LVM, md, dm-crypt), recursively.
+      type: list
+      elements: str
+      sample: [dm-0]
+    mountpoints:
+      description: Where the disk, its partitions or its holders are mounted.
+      type: list
+      elements: str
+      sample: [/var/lib/ceph/osd/ceph-0]
+    swap:
+      description: The disk, a partition or a holder is active swap.
+      type: bool
+    signatures:
+      description: Signatures libblkid finds on the disk and its partitions.
+      type: list
+      elements: dict
+      sample: [{device: sdb, type: gpt, offset: "0x200", uuid: null, label: null}]
+    bluestore_label:
+      description: The disk starts with a raw BlueStore label.
+      type: bool
+    root_disk:
+      description: The root filesystem lives on this disk (also through LVM or md).
+      type: bool
+    locked:
+      description: An exclusive open fails with EBUSY (something holds the disk).
+      type: bool
+    ceph_disk_partitions:
+      description: Partitions whose GPT name starts with C(ceph) (left by ceph-disk).
+      type: list
+      elements: str
+    probe_errors:
+      description: Devices (the disk or a partition) whose signatures could not be read, with
+        the error; such a disk is rejected with C(signatures unreadable).
+      type: list
+      elements: str
+    available:
+      description: No reject reason applies; the disk can take a new OSD.
+      type: bool
+    reject_reasons:
+      description: Why the disk cannot take an OSD; empty when available.
+      type: list
+      elements: str
+      sample: [Has GPT headers, Has partitions]
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            devices=dict(type="list", elements="str"),
+            include_loop=dict(type="bool", default=False),
+            include_virtual=dict(type="bool", default=False),
+            min_size_bytes=dict(type="int", default=blockdev.CEPH_MIN_SIZE_BYTES),
+        ),
+        supports_check_mode=True,
+    )
+    module.get_bin_path("wipefs", required=True)
+
+    def run(argv):
+        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+
+    try:
+        names = None
+        if module.params["devices"] is not None:
+            names = blockdev.resolve_disks(module.params["devices"])
+        snapshot = blockdev.take_snapshot(
+            run, names,
+            include_loop=module.params["include_loop"],
+            include_virtual=module.params["include_virtual"],
+        )
+    except blockdev.DeviceError as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(changed=False, disks=blockdev.build_disks(snapshot, module.params["min_size_bytes"]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+import json
+import os
+
+import pytest
+
+from ansible.module_utils.testing import patch_module_args
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+
+
+@pytest.fixture
+def snapshot():
+    """Load a snapshot captured on a real host with tests/unit/capture_snapshot.py."""
+    def load(name):
+        with open(os.path.join(FIXTURES, "snapshots", name + ".json")) as handle:
+            return json.load(handle)
+    return load
+
+
+@pytest.fixture
+def fixture_text():
+    def load(name):
+        with open(os.path.join(FIXTURES, name)) as handle:
+            return handle.read()
+    return load
+
+
+@pytest.fixture
+def run_module(capsys):
+    """Run a module's main() with the given args in-process; return its JSON result."""
+    def run(main, args):
+        with patch_module_args(args):
+            with pytest.raises(SystemExit):
+                main()
+        return json.loads(capsys.readouterr().out)
+    return run

@@ -1,0 +1,160 @@
+"""blockdev: parsing and disk records, fed with outputs captured on real hosts."""
+
+import pytest
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+
+# Captured on a Debian 12 test host (kernel 6.x) with loop devices prepared like the
+# integration tests do; the map says what each loop device held.
+HOST_ZOO = {
+    "loop0": [],                                                # blank
+    "loop1": ["Has GPT headers", "Has partitions"],             # GPT + 2 partitions
+    "loop2": ["Has GPT headers"],                               # lone backup GPT at the end
+    "loop3": ["Has a FileSystem"],                              # XFS, no partition table
+    "loop4": ["LVM detected"],                                  # pvcreate
+    "loop5": ["md RAID member"],                                # md v1.0 superblock at the end
+    "loop6": ["Has BlueStore device label"],                    # raw BlueStore label
+    "loop7": ["swap"],                                          # mkswap
+    "loop8": ["Insufficient space (<5GB)"],                     # 1 GiB
+    "loop9": ["read-only"],                                     # blockdev --setro
+    "loop10": ["locked", "Has a FileSystem", "mounted"],        # XFS mounted
+    "loop11": ["locked", "swap"],                               # swapon
+    # The root disk, whose signatures this sandboxed host refused to let wipefs read.
+    "vda": ["signatures unreadable", "mounted", "root disk"],
+}
+
+
+@pytest.fixture
+def host_zoo(snapshot):
+    return {d["name"]: d for d in blockdev.build_disks(snapshot("host_loop_zoo"))}
+
+
+@pytest.mark.parametrize("name", sorted(HOST_ZOO))
+def test_reject_reasons_of_each_kind(host_zoo, name):
+    assert host_zoo[name]["reject_reasons"] == HOST_ZOO[name]
+    assert host_zoo[name]["available"] is (HOST_ZOO[name] == [])
+
+
+def test_lone_backup_gpt_is_seen_at_the_end(host_zoo):
+    sigs = host_zoo["loop2"]["signatures"]
+    assert [(s["type"], s["offset"]) for s in sigs] == [("gpt", "0x1fffffe00")]
+
+
+def test_partitions_and_mounts(host_zoo):
+    assert host_zoo["loop1"]["partitions"] == ["loop1p1", "loop1p2"]
+    assert host_zoo["loop10"]["mountpoints"] == ["/tmp/cap-mnt"]
+    assert host_zoo["vda"]["mountpoints"] == ["/"]
+    assert host_zoo["vda"]["root_disk"] is True
+    assert host_zoo["loop10"]["root_disk"] is False
+
+
+def test_swap_and_bluestore_flags(host_zoo):
+    assert host_zoo["loop11"]["swap"] is True
+    assert host_zoo["loop7"]["swap"] is False  # a signature only: not active swap
+    assert host_zoo["loop6"]["bluestore_label"] is True
+    assert [s["type"] for s in host_zoo["loop6"]["signatures"]] == ["ceph_bluestore"]
+
+
+def test_identity_and_queue_of_a_virtio_disk(host_zoo):
+    vda = host_zoo["vda"]
+    assert vda["transport"] == "virtio"
+    assert vda["size_bytes"] == 256 * 1024 ** 3
+    assert vda["serial"] == "overlayblk"
+    assert vda["scheduler"] == "mq-deadline"
+    assert vda["schedulers"] == ["none", "mq-deadline", "kyber", "bfq"]
+    assert vda["scheduler_changeable"] is True
+    assert vda["probe_errors"] == ["vda: wipefs: error: /dev/vda: probing initialization failed: Operation not permitted"]
+
+
+def test_queue_fields_of_a_loop_disk(host_zoo):
+    loop = host_zoo["loop0"]
+    assert loop["transport"] == "loop"
+    assert loop["size_bytes"] == 8 * 1024 ** 3
+    assert (loop["logical_sector_size"], loop["physical_sector_size"]) == (512, 512)
+    assert (loop["max_sectors_kb"], loop["max_hw_sectors_kb"]) == (1280, 1280)
+    assert loop["read_ahead_kb"] == 2560
+    assert loop["nr_requests"] == 128
+    assert loop["write_cache"] == "write back"
+    assert loop["discard"] is True
+    assert loop["rotational"] is True
+
+
+def test_custom_minimum_size_names_its_bytes(snapshot):
+    disks = {d["name"]: d for d in blockdev.build_disks(snapshot("host_loop_zoo"), min_size_bytes=16 * 1024 ** 3)}
+    assert disks["loop0"]["reject_reasons"] == ["Insufficient space (<17179869184 bytes)"]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("[mq-deadline] kyber bfq none", ("mq-deadline", ["mq-deadline", "kyber", "bfq", "none"], True)),
+    ("[none] mq-deadline kyber bfq", ("none", ["none", "mq-deadline", "kyber", "bfq"], True)),
+    ("noop deadline [cfq]", ("cfq", ["noop", "deadline", "cfq"], True)),  # legacy single-queue kernel
+    ("[noop] deadline cfq", ("noop", ["noop", "deadline", "cfq"], True)),
+    ("none", ("none", ["none"], False)),  # bare none: no elevator support, cannot change
+    ("[none]", ("none", ["none"], False)),
+    ("", (None, [], False)),
+])
+def test_parse_scheduler(text, expected):
+    assert blockdev.parse_scheduler(text) == expected
+
+
+def test_parse_wipefs_json_lists_every_device(fixture_text):
+    sigs = blockdev.parse_wipefs_json(fixture_text("wipefs/two_devices.json"))
+    assert [(s["device"], s["type"]) for s in sigs] == [("loop0", "gpt"), ("loop0", "gpt"), ("loop0", "PMBR"), ("loop1", "xfs")]
+
+
+def test_parse_wipefs_json_empty(fixture_text):
+    assert blockdev.parse_wipefs_json(fixture_text("wipefs/blank.json")) == []
+    assert blockdev.parse_wipefs_json("") == []
+
+
+def test_parse_mountinfo_unescapes_spaces():
+    line = "63 43 7:10 / /srv/ceph\\040osd rw,noatime - xfs /dev/loop10 rw,inode64\n"
+    entry = blockdev.parse_mountinfo(line)[0]
+    assert entry == {"devnum": "7:10", "mountpoint": "/srv/ceph osd", "options": "rw,noatime",
+                     "fstype": "xfs", "source": "/dev/loop10"}
+
+
+@pytest.mark.parametrize("name,path,props,expected", [
+    ("sda", "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda", {}, "sata"),
+    ("sda", "/sys/devices/pci0000:00/0000:00:1f.1/ata1/host0/target0:0:0/0:0:0:0/block/sda",
+     {"ID_ATA_SATA": "0"}, "ata"),
+    ("nvme0n1", "/sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1", {}, "nvme"),
+    ("vdb", "/sys/devices/pci0000:00/0000:00:05.0/virtio2/block/vdb", {}, "virtio"),
+    ("sdb", "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/block/sdb", {}, "usb"),
+    ("sdc", "/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/host7/port-7:0/expander-7:0/port-7:0:3/"
+            "end_device-7:0:3/target7:0:3/7:0:3:0/block/sdc", {}, "sas"),
+    ("sdd", "/sys/devices/platform/host8/session1/target8:0:0/8:0:0:1/block/sdd", {}, "iscsi"),
+    ("sde", "/sys/devices/pci0000:00/0000:00:03.0/0000:05:00.0/host9/rport-9:0-2/target9:0:1/9:0:1:0/block/sde",
+     {}, "fc"),
+    ("loop0", "/sys/devices/virtual/block/loop0", {}, "loop"),
+    ("dm-0", "/sys/devices/virtual/block/dm-0", {}, "virtual"),
+])
+def test_detect_transport(name, path, props, expected):
+    assert blockdev.detect_transport(name, path, props) == expected
+
+
+def test_wanted_kernel_names():
+    assert blockdev.wanted_kernel_name("sda")
+    assert blockdev.wanted_kernel_name("nvme0n1")
+    assert not blockdev.wanted_kernel_name("sr0")
+    assert not blockdev.wanted_kernel_name("loop0")
+    assert blockdev.wanted_kernel_name("loop0", include_loop=True)
+    assert not blockdev.wanted_kernel_name("zram0")
+    assert blockdev.wanted_kernel_name("dm-3", include_virtual=True)
+
+
+def test_resolve_disk_errors_name_the_device(tmp_path):
+    with pytest.raises(blockdev.DeviceError, match="^/dev/cephops-missing: no such device$"):
+        blockdev.resolve_disk("/dev/cephops-missing")
+    regular = tmp_path / "file"
+    regular.write_text("x")
+    with pytest.raises(blockdev.DeviceError, match="not a block device"):
+        blockdev.resolve_disk(str(regular))
+    with pytest.raises(blockdev.DeviceError, match="empty device name"):
+        blockdev.resolve_disk("")
+
+
+def test_resolve_disks_reports_every_bad_name():
+    with pytest.raises(blockdev.DeviceError) as err:
+        blockdev.resolve_disks(["/dev/cephops-a", "/dev/cephops-b"])
+    assert str(err.value) == "/dev/cephops-a: no such device; /dev/cephops-b: no such device"
