@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 
 import pytest
 
@@ -16,9 +17,8 @@ GIB = 1024 ** 3
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run(argv, **kwargs):
-    kwargs.setdefault("check", True)
-    return subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"), **kwargs)
+def run(argv, check=True):
+    return subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"), check=check)
 
 
 class LoopDisk:
@@ -98,10 +98,10 @@ def mount_ns():
     """A private mount namespace: mounts made in it vanish with it and never reach the host."""
     holder = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "sleep", "infinity"])
     try:
-        for _ in range(100):
-            if os.readlink("/proc/%d/ns/mnt" % holder.pid) != os.readlink("/proc/self/ns/mnt"):
-                break
-            subprocess.run(["sleep", "0.05"], check=True)
+        deadline = time.monotonic() + 5
+        while os.readlink("/proc/%d/ns/mnt" % holder.pid) == os.readlink("/proc/self/ns/mnt"):
+            assert time.monotonic() < deadline, "unshare did not enter a new mount namespace"
+            time.sleep(0.05)
         yield ["nsenter", "--target", str(holder.pid), "--mount", "--"]
     finally:
         holder.kill()
@@ -125,7 +125,7 @@ def ansible_module(module, args=None, check=False, prefix=()):
         argv += ["--args", json.dumps(args)]
     if check:
         argv.append("--check")
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir())
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
     try:
         report = json.loads(proc.stdout)
         return report["plays"][0]["tasks"][0]["hosts"]["localhost"]

@@ -70,7 +70,7 @@ def test_blank_disk_is_available(loop_disks):
     assert found["max_sectors_kb"] <= found["max_hw_sectors_kb"]
 
 
-@pytest.mark.parametrize("kind,prepare,reasons", NON_BLANK, ids=[k for k, _, _ in NON_BLANK])
+@pytest.mark.parametrize("kind,prepare,reasons", NON_BLANK, ids=[case[0] for case in NON_BLANK])
 def test_non_blank_disk_is_refused_and_left_unchanged(loop_disks, kind, prepare, reasons):
     blank, disk = loop_disks(), loop_disks()
     prepare(disk)
