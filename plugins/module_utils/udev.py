@@ -1,0 +1,67 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""udev rules that set block queue attributes, rendered from structured input.
+
+Rules are built from data, never pasted from text, so that a disk model or serial holding a
+quote or a newline can never end a rule early or add one. ``render`` is pure; ``check``
+lists everything wrong with the input before anything is written.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+# Every rule acts on whole block disks only, as they appear and whenever udev re-runs.
+RULE_PREFIX = 'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk"'
+MATCH_KEY = re.compile(r"^(KERNEL|ENV\{[A-Z0-9_]+\}|ATTR\{[a-z0-9_/]+\}|ATTRS\{[a-z0-9_]+\})$")
+QUEUE_ATTRIBUTE = re.compile(r"^[a-z0-9_]+(/[a-z0-9_]+)?$")
+# udev values are double-quoted; a quote, backslash or line break would change the rule.
+UNSAFE_VALUE = re.compile(r'["\\\n\r]')
+
+
+def check(rules):
+    """Everything wrong with ``rules``, one message each; empty when they can be rendered."""
+    errors = []
+    for index, rule in enumerate(rules):
+        where = "rule %d" % (index + 1)
+        if not rule.get("match"):
+            errors.append("%s: needs at least one match key (a rule for every disk is never meant)" % where)
+        if not rule.get("attributes"):
+            errors.append("%s: sets no attribute" % where)
+        for key, value in (rule.get("match") or {}).items():
+            if not MATCH_KEY.match(str(key)):
+                errors.append("%s: match key %r is not one of KERNEL, ENV{X}, ATTR{x}, ATTRS{x}" % (where, key))
+            if UNSAFE_VALUE.search(str(value)) or str(value) == "":
+                errors.append("%s: match value %r is empty or holds a quote, backslash or line break"
+                              % (where, value))
+        for attr, value in (rule.get("attributes") or {}).items():
+            if not QUEUE_ATTRIBUTE.match(str(attr)):
+                errors.append("%s: %r is not a queue attribute name" % (where, attr))
+            if UNSAFE_VALUE.search(str(value)) or str(value) == "":
+                errors.append("%s: value %r of %s is empty or holds a quote, backslash or line break"
+                              % (where, value, attr))
+        if re.search(r"[\n\r]", str(rule.get("comment") or "")):
+            errors.append("%s: comment must be one line" % where)
+    return errors
+
+
+def _ordered_attributes(attributes):
+    """The scheduler first: its tunables under iosched/ exist only once it is active."""
+    return sorted(attributes.items(), key=lambda item: (item[0] != "scheduler", item[0].startswith("iosched/"),
+                                                        item[0]))
+
+
+def render(rules, header):
+    lines = ["# %s" % line for line in header.splitlines()]
+    for rule in rules:
+        lines.append("")
+        if rule.get("comment"):
+            lines.append("# %s" % rule["comment"])
+        parts = [RULE_PREFIX]
+        parts.extend('%s=="%s"' % (key, value) for key, value in sorted(rule["match"].items()))
+        parts.extend('ATTR{queue/%s}="%s"' % (attr, value) for attr, value in _ordered_attributes(rule["attributes"]))
+        lines.append(", ".join(parts))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,240 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: udev_queue_rules
+short_description: Keep block queue settings across reboots with a validated udev rules file
+version_added: 0.1.0
+description:
+  - Owns one udev rules file whose rules set block queue attributes
+    (C(ATTR{queue/scheduler}), C(ATTR{queue/max_sectors_kb}), C(ATTR{queue/iosched/fifo_batch}), ...)
+    on whole disks, when they appear at boot and on every later change event.
+  - Rules are given as data (match keys and attributes), never as text, and are checked before
+    anything is written. A value holding a quote, backslash or line break, a match key other
+    than C(KERNEL), C(ENV{X}), C(ATTR{x}), C(ATTRS{x}), or a rule without any match is refused,
+    so a disk model or serial can never end a rule early or add one.
+  - The new file is written next to the old one, checked with C(udevadm verify) where udev has
+    it (systemd 254 and later), backed up, and moved into place atomically. Only a real change
+    is written; then udev reloads its rules and replays a change event for the named disks.
+  - ansible.builtin.template cannot check a udev rules file on udev without C(udevadm verify),
+    nor reload udev and replay events for chosen disks only when the file changed.
+author:
+  - cephops maintainers (@cephops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+options:
+  path:
+    description: The rules file, usually under C(/etc/udev/rules.d/).
+    type: path
+    required: true
+  rules:
+    description: The rules of the file, in order. Later rules win where several set one attribute.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      match:
+        description:
+          - Keys a disk must match, as udev key to value, for example C(KERNEL) to C(sd*) and
+            C(ATTR{queue/rotational}) to C(0), or C(ENV{ID_SERIAL_SHORT}) to a serial number.
+            Values may use udev globs.
+          - Every rule also matches C(ACTION=="add|change"), C(SUBSYSTEM=="block") and
+            C(ENV{DEVTYPE}=="disk").
+        type: dict
+        required: true
+      attributes:
+        description: Queue attribute to value, for example C(scheduler) to V(none) and C(iosched/fifo_batch) to V(1).
+        type: dict
+        required: true
+      comment:
+        description: One line written above the rule.
+        type: str
+  owner:
+    description: Who owns the file; written into its header.
+    type: str
+    default: cephops.osd_tuning
+  state:
+    description: V(present) writes the file, V(absent) removes it (after a backup).
+    type: str
+    choices: [present, absent]
+    default: present
+  backup:
+    description: Keep a timestamped copy of a file that is replaced or removed.
+    type: bool
+    default: true
+  reload:
+    description:
+      - After a change, run C(udevadm control --reload), replay a change event for O(trigger)
+        and wait for udev to settle.
+    type: bool
+    default: true
+  trigger:
+    description: Kernel names of the disks to replay a change event for after a change.
+    type: list
+    elements: str
+    default: []
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: linux
+seealso:
+  - module: cephops.osd_tuning.block_queue
+"""
+
+EXAMPLES = r"""
+- name: SSDs and NVMe without scheduler, HDDs on mq-deadline, at every boot
+  cephops.osd_tuning.udev_queue_rules:
+    path: /etc/udev/rules.d/60-cephops-io-scheduler.rules
+    owner: role cephops.osd_tuning.io_scheduler
+    rules:
+      - comment: SATA/SAS SSD
+        match: {KERNEL: "sd*", "ATTR{queue/rotational}": "0"}
+        attributes: {scheduler: none}
+      - comment: HDD
+        match: {KERNEL: "sd*", "ATTR{queue/rotational}": "1"}
+        attributes: {scheduler: mq-deadline, "iosched/fifo_batch": 1}
+    trigger: [sda, sdb]
+"""
+
+RETURN = r"""
+path:
+  description: The rules file.
+  returned: always
+  type: str
+content:
+  description: The file's content as the module wants it (empty for O(state=absent)).
+  returned: always
+  type: str
+backup_file:
+  description: The copy of the previous file.
+  returned: when a file was replaced or removed and O(backup=true)
+  type: str
+validated_with:
+  description: How the new file was checked, V(udevadm verify) or V(structure) where udev cannot verify files.
+  returned: when a file was written
+  type: str
+triggered:
+  description: Disks a change event was replayed for.
+  returned: always
+  type: list
+  elements: str
+"""
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev
+
+HEADER = "Managed by %s. Local changes are overwritten."
+
+
+def _read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None
+
+
+def _verify(module, candidate):
+    """Run udevadm verify where it exists; structure was checked before rendering anyway."""
+    udevadm = module.get_bin_path("udevadm")
+    if not udevadm:
+        return "structure"
+    rc, out, err = module.run_command([udevadm, "verify", "--resolve-names=never", candidate],
+                                      environ_update={"LC_ALL": "C"})
+    if rc == 0:
+        return "udevadm verify"
+    if "Unknown command" in err or "Unknown operation" in err or "unrecognized" in err:
+        return "structure"
+    module.fail_json(msg="udevadm verify rejected the new rules, nothing installed: %s" % (err or out).strip())
+
+
+def _install(module, path, content):
+    directory = os.path.dirname(path) or "."
+    fd, candidate = tempfile.mkstemp(prefix=".cephops-", suffix=".rules", dir=directory)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(content)
+        os.chmod(candidate, 0o644)
+        validated_with = _verify(module, candidate)
+        backup = module.backup_local(path) if module.params["backup"] and os.path.exists(path) else None
+        module.atomic_move(candidate, path)
+    finally:
+        if os.path.exists(candidate):
+            os.unlink(candidate)
+    return validated_with, backup
+
+
+def _apply(module, names):
+    udevadm = module.get_bin_path("udevadm", required=True)
+    commands = [[udevadm, "control", "--reload"]]
+    if names:
+        trigger = [udevadm, "trigger", "--action=change", "--subsystem-match=block"]
+        for name in names:
+            trigger.append("--sysname-match=%s" % name)
+        commands.append(trigger)
+        commands.append([udevadm, "settle", "--timeout=60"])
+    for argv in commands:
+        rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"})
+        if rc != 0:
+            module.fail_json(msg="%s failed: %s" % (" ".join(argv[1:3]), (err or out).strip()), changed=True)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            path=dict(type="path", required=True),
+            rules=dict(type="list", elements="dict", default=[], options=dict(
+                match=dict(type="dict", required=True),
+                attributes=dict(type="dict", required=True),
+                comment=dict(type="str"),
+            )),
+            owner=dict(type="str", default="cephops.osd_tuning"),
+            state=dict(type="str", choices=["present", "absent"], default="present"),
+            backup=dict(type="bool", default=True),
+            reload=dict(type="bool", default=True),
+            trigger=dict(type="list", elements="str", default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    path, params = module.params["path"], module.params
+    present = params["state"] == "present"
+    if present:
+        errors = udev.check(params["rules"])
+        if errors:
+            module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)
+        content = udev.render(params["rules"], HEADER % params["owner"])
+    else:
+        content = ""
+    current = _read(path)
+    changed = (current != content) if present else current is not None
+    result = dict(changed=changed, path=path, content=content, triggered=[],
+                  diff=dict(before=current or "", after=content, before_header=path, after_header=path))
+    if changed and not module.check_mode:
+        if present:
+            result["validated_with"], backup = _install(module, path, content)
+        else:
+            backup = module.backup_local(path) if params["backup"] else None
+            os.unlink(path)
+        if backup:
+            result["backup_file"] = backup
+        if params["reload"]:
+            _apply(module, params["trigger"])
+            result["triggered"] = params["trigger"]
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,71 @@
+"""udev_queue_rules writes, backs up, removes and refuses, on a real file.
+
+Reload and trigger need a running udev, which the lab has (the molecule default scenario
+proves the rules act at boot); here the file handling runs with reload disabled.
+"""
+
+import os
+import stat
+
+from conftest import ansible_module
+
+RULES = [{"comment": "SSD", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
+          "attributes": {"scheduler": "none"}}]
+
+
+def rules_file(path, rules=None, check=False, **options):
+    args = dict(path=str(path), rules=RULES if rules is None else rules, reload=False, owner="test")
+    args.update(options)
+    return ansible_module("udev_queue_rules", args, check=check)
+
+
+def test_writes_once_then_changes_nothing(tmp_path):
+    path = tmp_path / "60-test.rules"
+    first = rules_file(path)
+    assert first["changed"] is True, first
+    text = path.read_text()
+    assert text.startswith("# Managed by test. Local changes are overwritten.\n")
+    assert 'KERNEL=="sd*", ATTR{queue/scheduler}="none"' in text
+    assert first["validated_with"] in ("udevadm verify", "structure")
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    assert rules_file(path)["changed"] is False
+
+
+def test_check_mode_shows_a_diff_and_writes_nothing(tmp_path):
+    path = tmp_path / "60-test.rules"
+    result = rules_file(path, check=True)
+    assert result["changed"] is True
+    assert 'ATTR{queue/scheduler}="none"' in result["diff"]["after"]
+    assert not path.exists()
+
+
+def test_a_change_keeps_a_backup_of_the_old_file(tmp_path):
+    path = tmp_path / "60-test.rules"
+    rules_file(path)
+    old = path.read_text()
+    result = rules_file(path, rules=[dict(RULES[0], attributes={"scheduler": "mq-deadline"})])
+    assert result["changed"] is True
+    with open(result["backup_file"]) as handle:
+        assert handle.read() == old
+    assert 'ATTR{queue/scheduler}="mq-deadline"' in path.read_text()
+
+
+def test_unsafe_input_is_refused_and_the_file_left_alone(tmp_path):
+    path = tmp_path / "60-test.rules"
+    rules_file(path)
+    before = path.read_bytes()
+    result = rules_file(path, rules=[{"match": {"ENV{ID_MODEL}": 'X", RUN+="/bin/sh -c reboot'},
+                                      "attributes": {"scheduler": "none"}}])
+    assert result["failed"] is True
+    assert result["msg"].startswith("rules refused, nothing written: rule 1: match value")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["60-test.rules"]
+
+
+def test_absent_removes_the_file_with_a_backup(tmp_path):
+    path = tmp_path / "60-test.rules"
+    rules_file(path)
+    result = rules_file(path, state="absent")
+    assert result["changed"] is True and not path.exists()
+    assert os.path.exists(result["backup_file"])
+    assert rules_file(path, state="absent")["changed"] is False

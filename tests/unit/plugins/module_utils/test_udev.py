@@ -1,0 +1,45 @@
+"""udev rules rendering and the checks that keep input from changing a rule's meaning."""
+
+import pytest
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev
+
+SSD = {"comment": "SATA/SAS SSD", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
+       "attributes": {"iosched/fifo_batch": 1, "max_sectors_kb": 64, "scheduler": "mq-deadline"}}
+
+
+def test_render_orders_scheduler_before_its_tunables():
+    text = udev.render([SSD], "Managed by test.")
+    assert text == (
+        "# Managed by test.\n"
+        "\n"
+        "# SATA/SAS SSD\n"
+        'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ATTR{queue/rotational}=="0", '
+        'KERNEL=="sd*", ATTR{queue/scheduler}="mq-deadline", ATTR{queue/max_sectors_kb}="64", '
+        'ATTR{queue/iosched/fifo_batch}="1"\n'
+    )
+
+
+def test_render_is_stable_for_idempotence():
+    assert udev.render([SSD, SSD], "h") == udev.render([dict(SSD), dict(SSD)], "h")
+
+
+def test_valid_rules_pass():
+    assert udev.check([SSD, {"match": {"ENV{ID_SERIAL_SHORT}": "S3Z9NB0K123456"}, "attributes": {"scheduler": "none"}}]) == []
+
+
+@pytest.mark.parametrize("rule,message", [
+    ({"match": {}, "attributes": {"scheduler": "none"}}, "rule 1: needs at least one match key"),
+    ({"match": {"KERNEL": "sd*"}, "attributes": {}}, "rule 1: sets no attribute"),
+    ({"match": {"RUN": "/bin/sh"}, "attributes": {"scheduler": "none"}}, "match key 'RUN' is not one of"),
+    ({"match": {"KERNEL": 'sd*", RUN+="/bin/sh'}, "attributes": {"scheduler": "none"}}, "holds a quote"),
+    ({"match": {"ENV{ID_MODEL}": "A\nRUN"}, "attributes": {"scheduler": "none"}}, "line break"),
+    ({"match": {"ENV{ID_MODEL}": "A\\"}, "attributes": {"scheduler": "none"}}, "backslash"),
+    ({"match": {"KERNEL": ""}, "attributes": {"scheduler": "none"}}, "is empty"),
+    ({"match": {"KERNEL": "sd*"}, "attributes": {"../../dev": "x"}}, "'../../dev' is not a queue attribute name"),
+    ({"match": {"KERNEL": "sd*"}, "attributes": {"scheduler": 'none"'}}, "holds a quote"),
+    ({"match": {"KERNEL": "sd*"}, "attributes": {"scheduler": "none"}, "comment": "a\nb"}, "comment must be one line"),
+])
+def test_check_refuses_with_the_reason(rule, message):
+    errors = udev.check([rule])
+    assert any(message in error for error in errors), errors
