@@ -374,7 +374,8 @@ def _first(*values):
 
 
 def _wwn(props, attrs):
-    wwn = _first(props.get("ID_WWN_WITH_EXTENSION"), props.get("ID_WWN"))
+    # ID_WWN, not ID_WWN_WITH_EXTENSION: udev rules of this collection match on ENV{ID_WWN}.
+    wwn = props.get("ID_WWN")
     if wwn:
         return wwn
     wwid = _first(attrs.get("wwid"), attrs.get("device/wwid")) or ""

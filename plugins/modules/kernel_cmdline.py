@@ -1,0 +1,257 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: kernel_cmdline
+short_description: Add or remove kernel command-line arguments in the grub configuration, safely
+version_added: 0.1.0
+description:
+  - Removes the arguments named in O(absent) and sets those in O(present) in the kernel
+    command line that grub boots with, then regenerates the grub configuration. Used by the
+    C(io_scheduler) role to drop C(elevator=), which blk-mq kernels ignore, and to set it on the
+    old single-queue kernels that still honour it.
+  - Debian family - edits C(GRUB_CMDLINE_LINUX) and C(GRUB_CMDLINE_LINUX_DEFAULT) in
+    C(/etc/default/grub) and C(/etc/default/grub.d/*.cfg) in place (comments, other lines and
+    quoting stay as written), then runs C(update-grub) or C(grub-mkconfig).
+  - EL family - additionally updates every boot entry with C(grubby) when C(grubby) is present.
+  - Before anything is written, the edited files are sourced by C(sh) in the order grub reads
+    them, and the resulting command line must be what was asked for. Every file is backed up
+    and replaced atomically; if regenerating the grub configuration fails, the files are put
+    back and the module fails.
+  - Values that only a shell could evaluate (command substitution, expansions other than the
+    variable's own previous value) are refused, not guessed at.
+  - Reports C(reboot_required) when the running kernel's C(/proc/cmdline) differs from what
+    was asked for; it never reboots.
+  - No module of ansible.builtin, ansible.posix or community.general edits kernel arguments
+    inside the grub defaults file; lineinfile would rewrite whole lines and cannot check the
+    result the way grub reads it.
+author:
+  - cephops maintainers (@cephops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+options:
+  absent:
+    description: Names of arguments to remove wherever they appear, for example V(elevator).
+    type: list
+    elements: str
+    default: []
+  present:
+    description: Arguments to set, name to value, for example C(elevator) to V(deadline).
+    type: dict
+    default: {}
+  variable:
+    description: The variable O(present) arguments go into.
+    type: str
+    choices: [GRUB_CMDLINE_LINUX, GRUB_CMDLINE_LINUX_DEFAULT]
+    default: GRUB_CMDLINE_LINUX
+  defaults_file:
+    description: The grub defaults file; C(*.cfg) in the C(.d) folder next to it are read after it.
+    type: path
+    default: /etc/default/grub
+  update:
+    description: Regenerate the grub configuration after a change.
+    type: bool
+    default: true
+  backup:
+    description: Keep a timestamped copy of each file changed.
+    type: bool
+    default: true
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+  platform:
+    platforms: linux
+"""
+
+EXAMPLES = r"""
+- name: Drop elevator=, which blk-mq kernels ignore
+  cephops.osd_tuning.kernel_cmdline:
+    absent: [elevator]
+  register: cmdline
+
+- name: Tell when a reboot is due
+  ansible.builtin.debug:
+    msg: "reboot required: {{ cmdline.reboot_required }}"
+"""
+
+RETURN = r"""
+files:
+  description: Files changed (or to change, in check mode), each with its arguments before and after.
+  returned: always
+  type: dict
+  sample: {/etc/default/grub: {before: [quiet, elevator=noop], after: [quiet]}}
+backups:
+  description: Backup copies made.
+  returned: always
+  type: list
+  elements: str
+effective:
+  description: GRUB_CMDLINE_LINUX and GRUB_CMDLINE_LINUX_DEFAULT as grub will read them.
+  returned: always
+  type: dict
+running:
+  description: Arguments of the running kernel (C(/proc/cmdline)).
+  returned: always
+  type: list
+  elements: str
+reboot_required:
+  description: The running kernel's arguments differ from what was asked for.
+  returned: always
+  type: bool
+grubby_entries_updated:
+  description: Whether grubby updated boot entries (EL family).
+  returned: always
+  type: bool
+"""
+
+import glob
+import os
+import shutil
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import grub
+
+# Prints the two variables after sourcing the given files in order, as grub-mkconfig does.
+EFFECTIVE_SCRIPT = 'for f in "$@"; do . "$f" || exit 3; done; printf "%s\\n%s\\n" "$GRUB_CMDLINE_LINUX" "$GRUB_CMDLINE_LINUX_DEFAULT"'
+
+
+def _read(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+def _effective(module, files):
+    rc, out, err = module.run_command(["sh", "-c", EFFECTIVE_SCRIPT, "sh"] + files, environ_update={"LC_ALL": "C"})
+    if rc != 0:
+        return None, (err or out).strip() or "rc=%s" % rc
+    linux, _sep, default = out.partition("\n")
+    return {"GRUB_CMDLINE_LINUX": linux.split(), "GRUB_CMDLINE_LINUX_DEFAULT": default.split()}, None
+
+
+def _update_command(module):
+    for argv in (["update-grub"], ["grub-mkconfig", "-o", "/boot/grub/grub.cfg"],
+                 ["grub2-mkconfig", "-o", "/boot/grub2/grub.cfg"]):
+        path = module.get_bin_path(argv[0])
+        if path:
+            return [path] + argv[1:]
+    module.fail_json(msg="no update-grub, grub-mkconfig or grub2-mkconfig found; nothing written")
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            absent=dict(type="list", elements="str", default=[]),
+            present=dict(type="dict", default={}),
+            variable=dict(type="str", choices=list(grub.CMDLINE_VARIABLES), default="GRUB_CMDLINE_LINUX"),
+            defaults_file=dict(type="path", default="/etc/default/grub"),
+            update=dict(type="bool", default=True),
+            backup=dict(type="bool", default=True),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    present = dict((str(k), str(v)) for k, v in p["present"].items())
+    bad = [n for n in list(p["absent"]) + list(present) if not n or "=" in n or " " in n]
+    bad += ["%s=%s" % (n, v) for n, v in present.items() if not v or " " in v or '"' in v or "'" in v]
+    if bad:
+        module.fail_json(msg="not a kernel argument name or value: %s" % ", ".join(bad))
+    if not os.path.exists(p["defaults_file"]):
+        module.fail_json(msg="%s does not exist" % p["defaults_file"])
+
+    files = [p["defaults_file"]] + sorted(glob.glob(p["defaults_file"] + ".d/*.cfg"))
+    texts = dict((path, _read(path)) for path in files)
+    # present arguments go into the last file that sets the variable, or the defaults file.
+    setting = [path for path in files if grub.assigns(texts[path], p["variable"])]
+    target_file = setting[-1] if setting else p["defaults_file"]
+    new_texts, changes = {}, {}
+    try:
+        for path in files:
+            if path == target_file:
+                new_text, before, after = grub.edit_text(texts[path], p["absent"], present, p["variable"])
+            else:
+                new_text, before, after = grub.edit_text(texts[path], tuple(p["absent"]) + tuple(present))
+            if new_text != texts[path]:
+                new_texts[path] = new_text
+                changes[path] = dict(before=before, after=after)
+    except ValueError as exc:
+        module.fail_json(msg="nothing written: %s" % exc)
+
+    scratch = tempfile.mkdtemp(prefix="cephops-grub-")
+    try:
+        candidates = []
+        for path in files:
+            candidate = os.path.join(scratch, "%02d" % len(candidates))
+            with open(candidate, "w") as handle:
+                handle.write(new_texts.get(path, texts[path]))
+            candidates.append(candidate)
+        effective, error = _effective(module, candidates)
+    finally:
+        shutil.rmtree(scratch)
+    if error:
+        module.fail_json(msg="the edited grub defaults do not source cleanly, nothing written: %s" % error)
+    all_args = effective["GRUB_CMDLINE_LINUX"] + effective["GRUB_CMDLINE_LINUX_DEFAULT"]
+    if not grub.args_satisfy(all_args, p["absent"], present):
+        module.fail_json(msg="the edited grub defaults would boot with %s, not what was asked; nothing written"
+                         % " ".join(all_args), effective=effective)
+
+    grubby = module.get_bin_path("grubby")
+    grubby_argv = None
+    if grubby:
+        rc, out, err = module.run_command([grubby, "--info=ALL"], environ_update={"LC_ALL": "C"})
+        if rc != 0:
+            module.fail_json(msg="grubby --info=ALL failed: %s" % (err or out).strip())
+        if not all(grub.args_satisfy(args, p["absent"], present) for _kernel, args in grub.parse_grubby_info(out)):
+            grubby_argv = [grubby, "--update-kernel=ALL"]
+            if p["absent"]:
+                grubby_argv.append("--remove-args=%s" % " ".join(p["absent"]))
+            if present:
+                grubby_argv.append("--args=%s" % " ".join("%s=%s" % item for item in sorted(present.items())))
+
+    running = _read("/proc/cmdline").split()
+    result = dict(
+        changed=bool(new_texts or grubby_argv), files=changes, backups=[], effective=effective, running=running,
+        reboot_required=not grub.args_satisfy(running, p["absent"], present),
+        grubby_entries_updated=False,
+        diff=[dict(before_header=path, after_header=path, before=texts[path], after=new_texts[path])
+              for path in sorted(new_texts)],
+    )
+    if module.check_mode or not result["changed"]:
+        module.exit_json(**result)
+
+    update_argv = _update_command(module) if new_texts and p["update"] else None
+    for path in sorted(new_texts):
+        if p["backup"]:
+            result["backups"].append(module.backup_local(path))
+        fd, staged = tempfile.mkstemp(prefix=".cephops-", dir=os.path.dirname(path))
+        with os.fdopen(fd, "w") as handle:
+            handle.write(new_texts[path])
+        shutil.copymode(path, staged)
+        module.atomic_move(staged, path)
+    if update_argv:
+        rc, out, err = module.run_command(update_argv, environ_update={"LC_ALL": "C"})
+        if rc != 0:
+            for path in sorted(new_texts):
+                with open(path, "w") as handle:
+                    handle.write(texts[path])
+            module.fail_json(msg="%s failed, grub defaults put back as they were: %s"
+                             % (os.path.basename(update_argv[0]), (err or out).strip()), changed=False)
+    if grubby_argv:
+        rc, out, err = module.run_command(grubby_argv, environ_update={"LC_ALL": "C"})
+        if rc != 0:
+            module.fail_json(msg="grubby failed: %s" % (err or out).strip(), **result)
+        result["grubby_entries_updated"] = True
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+"""grub defaults editing on Debian's shipped /etc/default/grub (grub2-common 2.06)."""
+
+import pytest
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import grub
+
+
+@pytest.fixture
+def debian(fixture_text):
+    return fixture_text("grub/debian12_default_grub")
+
+
+def with_line(text, old, new):
+    assert old in text
+    return text.replace(old, new)
+
+
+def test_removes_elevator_and_keeps_everything_else(debian):
+    text = with_line(debian, 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"', 'GRUB_CMDLINE_LINUX_DEFAULT="quiet elevator=noop"')
+    new, before, after = grub.edit_text(text, remove=["elevator"])
+    assert new == debian
+    assert (before, after) == (["quiet", "elevator=noop"], ["quiet"])
+
+
+def test_nothing_to_remove_changes_nothing(debian):
+    assert grub.edit_text(debian, remove=["elevator"]) == (debian, ["quiet"], ["quiet"])
+
+
+def test_sets_into_the_target_and_drops_it_elsewhere(debian):
+    text = with_line(debian, 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"', 'GRUB_CMDLINE_LINUX_DEFAULT="quiet elevator=cfq"')
+    new, _before, after = grub.edit_text(text, set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
+    assert 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' in new
+    assert 'GRUB_CMDLINE_LINUX="elevator=deadline"\n' in new
+    assert after == ["quiet", "elevator=deadline"]
+
+
+def test_set_replaces_in_place_and_deduplicates():
+    new, _, after = grub.edit_text('GRUB_CMDLINE_LINUX="a elevator=cfq b elevator=noop"\n',
+                                   set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
+    assert new == 'GRUB_CMDLINE_LINUX="a elevator=deadline b"\n'
+    assert after == ["a", "elevator=deadline", "b"]
+
+
+def test_set_goes_into_the_last_assignment_only():
+    text = 'GRUB_CMDLINE_LINUX="a"\nGRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX b"\n'
+    new, _, _ = grub.edit_text(text, set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
+    assert new == 'GRUB_CMDLINE_LINUX="a"\nGRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX b elevator=noop"\n'
+
+
+def test_missing_target_is_appended():
+    new, before, after = grub.edit_text("GRUB_TIMEOUT=5", set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
+    assert new == 'GRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX="elevator=noop"\n'
+    assert (before, after) == ([], ["elevator=noop"])
+
+
+@pytest.mark.parametrize("line,expected", [
+    ("GRUB_CMDLINE_LINUX='quiet elevator=noop'  # old tuning\n", "GRUB_CMDLINE_LINUX='quiet'  # old tuning\n"),
+    ("export GRUB_CMDLINE_LINUX=\"elevator=noop\"\n", "export GRUB_CMDLINE_LINUX=\"\"\n"),
+    ("GRUB_CMDLINE_LINUX=elevator=noop\n", 'GRUB_CMDLINE_LINUX=""\n'),
+    ('  GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} elevator=noop"\n', '  GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX}"\n'),
+])
+def test_quoting_and_comments_stay_as_written(line, expected):
+    assert grub.edit_text(line, remove=["elevator"])[0] == expected
+
+
+@pytest.mark.parametrize("line", [
+    'GRUB_CMDLINE_LINUX="$(cat /etc/cmdline) elevator=noop"\n',
+    'GRUB_CMDLINE_LINUX="`cat /etc/cmdline`"\n',
+    'GRUB_CMDLINE_LINUX="$OTHER quiet"\n',
+    'GRUB_CMDLINE_LINUX="a \\" b"\n',
+    'GRUB_CMDLINE_LINUX="unterminated\n',
+])
+def test_values_only_a_shell_understands_are_refused(line):
+    with pytest.raises(ValueError, match="edit it by hand"):
+        grub.edit_text(line, remove=["elevator"])
+
+
+def test_assigns(debian):
+    assert grub.assigns(debian, "GRUB_CMDLINE_LINUX")
+    assert not grub.assigns("#GRUB_CMDLINE_LINUX=\"x\"\n", "GRUB_CMDLINE_LINUX")
+
+
+# The layout `grubby --info=ALL` prints on RHEL 8 (no EL host is available to capture one).
+GRUBBY_INFO = """index=0
+kernel="/boot/vmlinuz-4.18.0-513.el8.x86_64"
+args="ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root elevator=deadline"
+root="/dev/mapper/rhel-root"
+initrd="/boot/initramfs-4.18.0-513.el8.x86_64.img"
+title="Red Hat Enterprise Linux (4.18.0-513.el8.x86_64) 8.9 (Ootpa)"
+index=1
+kernel="/boot/vmlinuz-0-rescue"
+args="ro crashkernel=auto"
+"""
+
+
+def test_parse_grubby_info():
+    entries = grub.parse_grubby_info(GRUBBY_INFO)
+    assert [kernel for kernel, _ in entries] == ["/boot/vmlinuz-4.18.0-513.el8.x86_64", "/boot/vmlinuz-0-rescue"]
+    assert entries[0][1][-1] == "elevator=deadline"
+
+
+def test_args_satisfy():
+    args = ["ro", "quiet", "elevator=deadline"]
+    assert not grub.args_satisfy(args, absent=["elevator"])
+    assert grub.args_satisfy(args, present={"elevator": "deadline"})
+    assert not grub.args_satisfy(args, present={"elevator": "noop"})
+    assert grub.args_satisfy(["ro"], absent=["elevator"])
