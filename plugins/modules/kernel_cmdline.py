@@ -52,7 +52,10 @@ options:
     choices: [GRUB_CMDLINE_LINUX, GRUB_CMDLINE_LINUX_DEFAULT]
     default: GRUB_CMDLINE_LINUX
   defaults_file:
-    description: The grub defaults file; C(*.cfg) in the C(.d) folder next to it are read after it.
+    description:
+      - The grub defaults file; C(*.cfg) in the C(.d) folder next to it are read after it.
+      - When it does not exist (a host without grub), removing arguments has nothing to do and
+        setting them fails.
     type: path
     default: /etc/default/grub
   update:
@@ -166,7 +169,12 @@ def main():
     if bad:
         module.fail_json(msg="not a kernel argument name or value: %s" % ", ".join(bad))
     if not os.path.exists(p["defaults_file"]):
-        module.fail_json(msg="%s does not exist" % p["defaults_file"])
+        # Nothing configured there, so nothing to remove; setting needs the file.
+        if present:
+            module.fail_json(msg="%s does not exist; cannot set %s" % (p["defaults_file"], ", ".join(sorted(present))))
+        running = _read("/proc/cmdline").split()
+        module.exit_json(changed=False, files={}, backups=[], effective={}, running=running,
+                         reboot_required=not grub.args_satisfy(running, p["absent"]), grubby_entries_updated=False)
 
     files = [p["defaults_file"]] + sorted(glob.glob(p["defaults_file"] + ".d/*.cfg"))
     texts = dict((path, _read(path)) for path in files)

@@ -73,6 +73,7 @@ options:
     description:
       - After a change, run C(udevadm control --reload), replay a change event for O(trigger)
         and wait for udev to settle.
+      - When udev is not running (no C(/run/udev/control)), the module fails before it writes.
     type: bool
     default: true
   trigger:
@@ -137,6 +138,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev
 
 HEADER = "Managed by %s. Local changes are overwritten."
+UDEV_CONTROL = "/run/udev/control"
 
 
 def _read(path):
@@ -220,6 +222,9 @@ def main():
         content = ""
     current = _read(path)
     changed = (current != content) if present else current is not None
+    if changed and params["reload"] and not os.path.exists(UDEV_CONTROL):
+        module.fail_json(msg="udev is not running on this host (no %s), so the rules could not take effect; "
+                             "nothing written (reload=false writes the file alone)" % UDEV_CONTROL)
     result = dict(changed=changed, path=path, content=content, triggered=[],
                   diff=dict(before=current or "", after=content, before_header=path, after_header=path))
     if changed and not module.check_mode:

@@ -80,3 +80,10 @@ def test_malformed_arguments_are_refused(defaults, args):
     result = cmdline(defaults, **args)
     assert result["failed"] is True
     assert result["msg"].startswith("not a kernel argument name or value")
+
+
+def test_host_without_grub_has_nothing_to_remove_but_cannot_set(tmp_path):
+    missing = tmp_path / "no-grub"
+    assert cmdline(missing, absent=["elevator"])["changed"] is False
+    result = cmdline(missing, present={"elevator": "noop"})
+    assert result["failed"] is True and "does not exist; cannot set elevator" in result["msg"]

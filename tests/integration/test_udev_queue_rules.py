@@ -7,6 +7,8 @@ proves the rules act at boot); here the file handling runs with reload disabled.
 import os
 import stat
 
+import pytest
+
 from conftest import ansible_module
 
 RULES = [{"comment": "SSD", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
@@ -69,3 +71,13 @@ def test_absent_removes_the_file_with_a_backup(tmp_path):
     assert result["changed"] is True and not path.exists()
     assert os.path.exists(result["backup_file"])
     assert rules_file(path, state="absent")["changed"] is False
+
+
+def test_reload_without_running_udev_writes_nothing(tmp_path):
+    if os.path.exists("/run/udev/control"):
+        pytest.skip("udev runs on this host; the lab covers reload")
+    path = tmp_path / "60-test.rules"
+    result = rules_file(path, reload=True)
+    assert result["failed"] is True
+    assert result["msg"].startswith("udev is not running on this host")
+    assert not path.exists()
