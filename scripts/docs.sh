@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Renders docs/modules/ (one page per module) from the modules' own documentation with
-# antsibull-docs, offline. --check fails when docs/modules/ is out of date instead.
+# Renders docs/reference/ (one page per module) from the modules' own documentation with
+# antsibull-docs, offline. --check fails when docs/reference/ is out of date instead.
 # Only files git knows (committed or staged) are rendered, as in a fresh clone.
 source "$(dirname "$0")/env.sh" || exit 1
 cd "$REPO_ROOT" || exit 1
@@ -18,10 +18,10 @@ if ! output=$(ANSIBLE_COLLECTIONS_PATH="$tree:$ANSIBLE_COLLECTIONS_PATH" antsibu
 fi
 
 if [ "${1:-}" = "--check" ]; then
-  if ! diff -ru docs/modules "$rendered"; then
-    echo "docs/modules is out of date: run scripts/docs.sh" >&2
+  if ! diff -ru docs/reference "$rendered"; then
+    echo "docs/reference is out of date: run scripts/docs.sh" >&2
     exit 1
   fi
 else
-  rm -rf docs/modules && cp -r "$rendered" docs/modules
+  rm -rf docs/reference && cp -r "$rendered" docs/reference
 fi

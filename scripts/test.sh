@@ -17,7 +17,8 @@ stage_lint() {
   ansible-lint --profile production --offline &&
     antsibull-changelog lint &&
     bash scripts/docs.sh --check &&
-    echo "changelog fragments and docs/modules are up to date"
+    python3 scripts/role_readme.py --check &&
+    echo "changelog fragments, docs/reference and role READMEs are up to date"
 }
 
 stage_sanity() {
