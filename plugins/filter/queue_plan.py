@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+name: queue_plan
+short_description: Choose a block queue value per disk, and the udev rules that keep it
+version_added: 0.1.0
+description:
+  - Takes the disks of M(cephops.osd_tuning.disk_facts) and chooses the value of one queue
+    attribute for each, by disk class (V(ssd), V(hdd), V(nvme), V(virtio)), then model pattern,
+    then serial or WWN; the most specific wins.
+  - Returns the groups for M(cephops.osd_tuning.block_queue) (this host's disks now) and the
+    rules for M(cephops.osd_tuning.udev_queue_rules) (every matching disk at every boot).
+  - Scheduler names are translated on single-queue kernels (V(none) to V(noop),
+    V(mq-deadline) to V(deadline)).
+author:
+  - cephops maintainers (@cephops)
+positional: attribute, classes, models, overrides, extra
+options:
+  _input:
+    description: The C(disks) list returned by disk_facts.
+    type: list
+    elements: dict
+    required: true
+  attribute:
+    description: The queue attribute, for example V(scheduler) or V(max_sectors_kb).
+    type: str
+    required: true
+  classes:
+    description: Value per disk class; a class left out or null is not managed.
+    type: dict
+    required: true
+  models:
+    description: List of C(model) (shell pattern) with the value under the attribute's name.
+    type: list
+    elements: dict
+    default: []
+  overrides:
+    description: List of C(serial) or C(wwn) with the value under the attribute's name.
+    type: list
+    elements: dict
+    default: []
+  extra:
+    description: More attributes that travel with a value (scheduler tunables), value to mapping.
+    type: dict
+    default: {}
+"""
+
+EXAMPLES = r"""
+- name: Plan schedulers
+  ansible.builtin.set_fact:
+    plan: "{{ inventory.disks | cephops.osd_tuning.queue_plan('scheduler', {'ssd': 'none', 'hdd': 'mq-deadline'}) }}"
+"""
+
+RETURN = r"""
+_value:
+  description: C(queues) (block_queue groups), C(rules) (udev rules), C(chosen) (disk to value and source), C(legacy).
+  type: dict
+"""
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import queueplan
+
+
+def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None):
+    return queueplan.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"queue_plan": queue_plan}

@@ -1,0 +1,115 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Which queue value each disk gets, now (block_queue) and at every boot (udev rules).
+
+A value is chosen per disk class (ssd, hdd, nvme, virtio), then per model pattern, then per
+disk (serial or WWN); the most specific wins. Runtime groups name the disks of this host;
+udev rules match classes and identities, so a replaced disk of the same class is tuned too.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import fnmatch
+
+# Names on single-queue kernels (before 5.0) for the blk-mq scheduler names.
+LEGACY_SCHEDULERS = {"none": "noop", "mq-deadline": "deadline"}
+
+CLASS_RULES = {
+    "ssd": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
+    "hdd": {"KERNEL": "sd*", "ATTR{queue/rotational}": "1"},
+    "nvme": {"KERNEL": "nvme*"},
+    "virtio": {"KERNEL": "vd*"},
+}
+CLASSES = tuple(CLASS_RULES)
+
+
+def disk_class(disk):
+    """ssd, hdd, nvme, virtio, or None for disks no class covers (loop, usb, dm, ...)."""
+    transport = disk.get("transport")
+    if transport == "nvme":
+        return "nvme"
+    if transport == "virtio":
+        return "virtio"
+    if transport in ("sata", "ata", "sas", "scsi", "fc", "iscsi") and disk["name"].startswith("sd"):
+        return "hdd" if disk.get("rotational") else "ssd"
+    return None
+
+
+def is_legacy(disks):
+    """A single-queue kernel offers cfq/noop/deadline instead of the blk-mq schedulers."""
+    return any(name in disk.get("schedulers", []) for disk in disks for name in ("cfq", "noop", "deadline"))
+
+
+def _model_matches(pattern, model):
+    return fnmatch.fnmatchcase((model or "").strip(), pattern)
+
+
+def choose(disk, attribute, classes, models=(), overrides=()):
+    """The value for one disk and where it came from, or (None, None).
+
+    ``models`` and ``overrides`` entries carry the value under the attribute's name, for
+    example ``{"model": "Samsung SSD 980*", "scheduler": "mq-deadline"}``.
+    """
+    for override in overrides:
+        if (override.get("serial") and override["serial"] == disk.get("serial")) or \
+                (override.get("wwn") and override["wwn"] == disk.get("wwn")):
+            return override[attribute], "disk %s" % (override.get("serial") or override.get("wwn"))
+    for entry in models:
+        if _model_matches(entry["model"], disk.get("model")):
+            return entry[attribute], "model %s" % entry["model"]
+    cls = disk_class(disk)
+    if cls and classes.get(cls) not in (None, ""):
+        return classes[cls], "class %s" % cls
+    return None, None
+
+
+def translate(value, legacy):
+    return LEGACY_SCHEDULERS.get(value, value) if legacy else value
+
+
+def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=None):
+    """``{queues, rules, chosen}`` for block_queue, udev_queue_rules and the report.
+
+    ``extra`` maps a value to more attributes that travel with it, for example
+    ``{"mq-deadline": {"iosched/fifo_batch": 1}}``. Scheduler names are translated for
+    single-queue kernels when ``legacy`` (default: detected from the disks).
+    """
+    extra = extra or {}
+    if legacy is None:
+        legacy = attribute == "scheduler" and is_legacy(disks)
+
+    def attributes_for(value):
+        wanted = {attribute: translate(value, legacy)}
+        for name, tunable in (extra.get(value) or {}).items():
+            wanted["iosched/%s" % name if attribute == "scheduler" else name] = tunable
+        return wanted
+
+    groups, chosen = {}, {}
+    for disk in disks:
+        value, source = choose(disk, attribute, classes, models, overrides)
+        if value in (None, ""):
+            continue
+        chosen[disk["name"]] = dict(value=translate(value, legacy), source=source)
+        key = repr(sorted(attributes_for(value).items()))
+        groups.setdefault(key, (attributes_for(value), []))[1].append(disk["name"])
+    queues = [dict(devices=sorted(names), attributes=attrs) for attrs, names in
+              sorted(groups.values(), key=lambda group: group[1])]
+
+    rules = []
+    for cls in CLASSES:
+        if classes.get(cls) not in (None, ""):
+            rules.append(dict(comment="class %s" % cls, match=CLASS_RULES[cls], attributes=attributes_for(classes[cls])))
+    for entry in models:
+        # udev sees the model padded with spaces (SCSI INQUIRY): let the pattern match the padding.
+        pattern = entry["model"] if entry["model"].endswith("*") else entry["model"] + "*"
+        rules.append(dict(comment="model %s" % entry["model"], match={"ATTRS{model}": pattern},
+                          attributes=attributes_for(entry[attribute])))
+    for override in overrides:
+        key, identity = ("ENV{ID_SERIAL_SHORT}", override["serial"]) if override.get("serial") \
+            else ("ENV{ID_WWN}", override["wwn"])
+        rules.append(dict(comment="disk %s" % identity, match={key: identity},
+                          attributes=attributes_for(override[attribute])))
+    return dict(queues=queues, rules=rules, chosen=chosen, legacy=legacy)

@@ -1,0 +1,83 @@
+"""queueplan on disks as disk_facts reports them."""
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import queueplan
+
+
+def disk(name, transport, rotational=False, model="", serial=None, wwn=None, schedulers=None):
+    return dict(name=name, transport=transport, rotational=rotational, model=model, serial=serial, wwn=wwn,
+                schedulers=schedulers or ["mq-deadline", "kyber", "bfq", "none"])
+
+
+ZOO = [
+    disk("sda", "sata", model="CEPHOPS FAST SSD", serial="CEPHOPS-SSD-0001"),
+    disk("sdb", "sata", rotational=True, model="CEPHOPS HDD", serial="CEPHOPS-HDD-0001"),
+    disk("nvme0n1", "nvme", model="CEPHOPS NVME", serial="CEPHOPS-NVME-0001"),
+    disk("vdb", "virtio", rotational=True, serial="CEPHOPS-VIRTIO-0001"),
+    disk("loop0", "loop"),
+]
+CLASSES = {"ssd": "none", "hdd": "mq-deadline", "nvme": "none", "virtio": None}
+
+
+def test_disk_classes():
+    assert [queueplan.disk_class(d) for d in ZOO] == ["ssd", "hdd", "nvme", "virtio", None]
+
+
+def test_classes_group_disks_and_skip_unmanaged():
+    result = queueplan.plan(ZOO, "scheduler", CLASSES)
+    assert result["queues"] == [
+        {"devices": ["nvme0n1", "sda"], "attributes": {"scheduler": "none"}},
+        {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline"}},
+    ]
+    assert result["chosen"]["sdb"] == {"value": "mq-deadline", "source": "class hdd"}
+    assert "vdb" not in result["chosen"] and "loop0" not in result["chosen"]
+
+
+def test_most_specific_choice_wins():
+    models = [{"model": "CEPHOPS*", "scheduler": "kyber"}]
+    overrides = [{"serial": "CEPHOPS-SSD-0001", "scheduler": "bfq"}]
+    chosen = queueplan.plan(ZOO, "scheduler", CLASSES, models, overrides)["chosen"]
+    assert chosen["sda"] == {"value": "bfq", "source": "disk CEPHOPS-SSD-0001"}
+    assert chosen["sdb"] == {"value": "kyber", "source": "model CEPHOPS*"}
+    assert "vdb" not in chosen  # no model, and the virtio class is not managed
+
+
+def test_wwn_override():
+    disks = [disk("sdc", "sas", wwn="0x5000c500a1b2c3d4")]
+    result = queueplan.plan(disks, "max_sectors_kb", {}, overrides=[{"wwn": "0x5000c500a1b2c3d4", "max_sectors_kb": 64}])
+    assert result["queues"] == [{"devices": ["sdc"], "attributes": {"max_sectors_kb": 64}}]
+    assert result["rules"] == [{"comment": "disk 0x5000c500a1b2c3d4", "match": {"ENV{ID_WWN}": "0x5000c500a1b2c3d4"},
+                                "attributes": {"max_sectors_kb": 64}}]
+
+
+def test_tunables_travel_with_their_scheduler():
+    result = queueplan.plan(ZOO, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
+    assert {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 1}} in result["queues"]
+    hdd_rule = [r for r in result["rules"] if r["comment"] == "class hdd"][0]
+    assert hdd_rule == {"comment": "class hdd", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "1"},
+                        "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 1}}
+
+
+def test_rules_cover_classes_models_and_disks_in_that_order():
+    rules = queueplan.plan(ZOO, "scheduler", CLASSES, [{"model": "CEPHOPS HDD", "scheduler": "bfq"}],
+                           [{"serial": "CEPHOPS-NVME-0001", "scheduler": "mq-deadline"}])["rules"]
+    assert [r["comment"] for r in rules] == ["class ssd", "class hdd", "class nvme", "model CEPHOPS HDD",
+                                             "disk CEPHOPS-NVME-0001"]
+    assert rules[3]["match"] == {"ATTRS{model}": "CEPHOPS HDD*"}
+    assert rules[4]["match"] == {"ENV{ID_SERIAL_SHORT}": "CEPHOPS-NVME-0001"}
+
+
+def test_legacy_kernel_gets_legacy_names():
+    legacy = [disk("sda", "sata", schedulers=["noop", "deadline", "cfq"]),
+              disk("sdb", "sata", rotational=True, schedulers=["noop", "deadline", "cfq"])]
+    result = queueplan.plan(legacy, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
+    assert result["legacy"] is True
+    assert result["queues"] == [
+        {"devices": ["sda"], "attributes": {"scheduler": "noop"}},
+        {"devices": ["sdb"], "attributes": {"scheduler": "deadline", "iosched/fifo_batch": 1}},
+    ]
+    assert [r["attributes"]["scheduler"] for r in result["rules"]] == ["noop", "deadline", "noop"]
+
+
+def test_no_translation_for_other_attributes():
+    legacy = [disk("sda", "sata", schedulers=["noop", "deadline", "cfq"])]
+    assert queueplan.plan(legacy, "max_sectors_kb", {"ssd": 64})["legacy"] is False
