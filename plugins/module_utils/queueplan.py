@@ -24,6 +24,8 @@ CLASS_RULES = {
     "virtio": {"KERNEL": "vd*"},
 }
 CLASSES = tuple(CLASS_RULES)
+# A class set to one of these is left alone (0 is no valid size, "" no scheduler).
+UNMANAGED = (None, "", 0)
 
 
 def disk_class(disk):
@@ -61,7 +63,7 @@ def choose(disk, attribute, classes, models=(), overrides=()):
         if _model_matches(entry["model"], disk.get("model")):
             return entry[attribute], "model %s" % entry["model"]
     cls = disk_class(disk)
-    if cls and classes.get(cls) not in (None, ""):
+    if cls and classes.get(cls) not in UNMANAGED:
         return classes[cls], "class %s" % cls
     return None, None
 
@@ -87,11 +89,16 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
             wanted["iosched/%s" % name if attribute == "scheduler" else name] = tunable
         return wanted
 
-    groups, chosen = {}, {}
+    groups, chosen, warnings, clamped = {}, {}, [], []
     for disk in disks:
         value, source = choose(disk, attribute, classes, models, overrides)
-        if value in (None, ""):
+        if value in UNMANAGED:
             continue
+        if attribute == "max_sectors_kb":
+            value, warning = clamp_max_sectors(disk, value)
+            if warning:
+                warnings.append(warning)
+                clamped.append((disk, value))
         chosen[disk["name"]] = dict(value=translate(value, legacy), source=source)
         key = repr(sorted(attributes_for(value).items()))
         groups.setdefault(key, (attributes_for(value), []))[1].append(disk["name"])
@@ -100,7 +107,7 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
 
     rules = []
     for cls in CLASSES:
-        if classes.get(cls) not in (None, ""):
+        if classes.get(cls) not in UNMANAGED:
             rules.append(dict(comment="class %s" % cls, match=CLASS_RULES[cls], attributes=attributes_for(classes[cls])))
     for entry in models:
         # udev sees the model padded with spaces (SCSI INQUIRY): let the pattern match the padding.
@@ -112,4 +119,32 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
             else ("ENV{ID_WWN}", override["wwn"])
         rules.append(dict(comment="disk %s" % identity, match={key: identity},
                           attributes=attributes_for(override[attribute])))
-    return dict(queues=queues, rules=rules, chosen=chosen, legacy=legacy)
+    # udev cannot take min(value, max_hw_sectors_kb): clamped disks get a rule of their own.
+    for disk, value in clamped:
+        match = _identity_match(disk)
+        if match:
+            rules.append(dict(comment="disk %s, clamped to its max_hw_sectors_kb" % disk["name"], match=match,
+                              attributes=attributes_for(value)))
+        else:
+            warnings.append("%s: no serial or WWN, so its udev rule cannot be clamped; the kernel will refuse "
+                            "the class value at boot and keep its default" % disk["name"])
+    return dict(queues=queues, rules=rules, chosen=chosen, legacy=legacy, warnings=warnings)
+
+
+def _identity_match(disk):
+    if disk.get("serial"):
+        return {"ENV{ID_SERIAL_SHORT}": disk["serial"]}
+    if disk.get("wwn"):
+        return {"ENV{ID_WWN}": disk["wwn"]}
+    return None
+
+
+def clamp_max_sectors(disk, value, page_kb=4):
+    """``value`` bounded by what the disk accepts, and a warning when it had to change."""
+    value = int(value)
+    high = disk.get("max_hw_sectors_kb")
+    if high and value > high:
+        return high, "%s: max_sectors_kb %d clamped to its max_hw_sectors_kb %d" % (disk["name"], value, high)
+    if value < page_kb:
+        return page_kb, "%s: max_sectors_kb %d raised to the page size, %d KiB" % (disk["name"], value, page_kb)
+    return value, None

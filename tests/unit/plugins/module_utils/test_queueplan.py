@@ -81,3 +81,25 @@ def test_legacy_kernel_gets_legacy_names():
 def test_no_translation_for_other_attributes():
     legacy = [disk("sda", "sata", schedulers=["noop", "deadline", "cfq"])]
     assert queueplan.plan(legacy, "max_sectors_kb", {"ssd": 64})["legacy"] is False
+
+
+def test_max_sectors_clamped_per_disk_with_an_identity_rule():
+    disks = [dict(disk("sda", "sata", serial="SSD-A"), max_hw_sectors_kb=128),
+             dict(disk("sdb", "sata", serial="SSD-B"), max_hw_sectors_kb=32767)]
+    result = queueplan.plan(disks, "max_sectors_kb", {"ssd": 1024})
+    assert result["chosen"] == {"sda": {"value": 128, "source": "class ssd"},
+                                "sdb": {"value": 1024, "source": "class ssd"}}
+    assert result["warnings"] == ["sda: max_sectors_kb 1024 clamped to its max_hw_sectors_kb 128"]
+    assert result["rules"][-1] == {"comment": "disk sda, clamped to its max_hw_sectors_kb",
+                                   "match": {"ENV{ID_SERIAL_SHORT}": "SSD-A"}, "attributes": {"max_sectors_kb": 128}}
+
+
+def test_clamp_without_identity_is_said():
+    disks = [dict(disk("sda", "sata"), max_hw_sectors_kb=128)]
+    result = queueplan.plan(disks, "max_sectors_kb", {"ssd": 512})
+    assert result["warnings"][-1].startswith("sda: no serial or WWN, so its udev rule cannot be clamped")
+
+
+def test_zero_leaves_a_class_alone():
+    assert queueplan.plan(ZOO, "max_sectors_kb", {"ssd": 0, "hdd": 64})["chosen"] == {
+        "sdb": {"value": 64, "source": "class hdd"}}
