@@ -44,11 +44,15 @@ class LoopDisk:
             os.close(fd)
 
     def checksum(self):
-        """sha256 over every byte of the disk: the proof that a refusal changed nothing.
+        """sha256 of the disk's content: the proof that a refusal changed nothing.
 
-        Holes of the sparse backing file read as zeros and stay holes unless written, so
-        hashing each data extent with its offset covers the whole disk quickly.
+        The digest covers every non-zero 1 MiB chunk with its offset; zero chunks (holes of
+        the sparse backing file, or zeros written) add nothing. So it depends on the bytes
+        alone, not on how the file system happens to store them, and only data extents are
+        read, which keeps an 8 GiB disk quick.
         """
+        chunk_size = 1024 * 1024
+        zeros = bytes(chunk_size)
         digest = hashlib.sha256()
         fd = os.open(self.backing, os.O_RDONLY)
         try:
@@ -59,12 +63,11 @@ class LoopDisk:
                 except OSError:  # ENXIO: only a hole is left
                     break
                 stop = os.lseek(fd, start, os.SEEK_HOLE)
-                digest.update(b"@%d:" % start)
-                while start < stop:
-                    chunk = os.pread(fd, min(4 * 1024 * 1024, stop - start), start)
-                    digest.update(chunk)
-                    start += len(chunk)
-                pos = stop
+                for offset in range(start - start % chunk_size, stop, chunk_size):
+                    chunk = os.pread(fd, chunk_size, offset)
+                    if chunk.rstrip(b"\0"):
+                        digest.update(b"@%d:" % offset + chunk)
+                pos = max(stop, offset + chunk_size)
         finally:
             os.close(fd)
         return digest.hexdigest()
