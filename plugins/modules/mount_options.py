@@ -1,0 +1,543 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: mount_options
+short_description: Ensure mount options such as noatime in fstab and on the live mounts
+version_added: 0.1.0
+description:
+  - Ensures options (by default C(noatime)) on the chosen mounts in one call per host. It edits
+    the options field of their fstab lines in place, then remounts them live so the options
+    apply now, without unmounting.
+  - Keeps everything else of the fstab as written - the source (C(UUID=), C(LABEL=),
+    C(PARTUUID=), device paths), field order, whitespace, comments and unrelated lines.
+  - Before anything is installed, the edited fstab is written to a temporary file and
+    checked with C(findmnt --verify); any problem it finds that the old fstab did not have
+    refuses the change.
+  - Refuses options the running kernel cannot mount with - XFS C(barrier)/C(nobarrier),
+    removed in Linux 4.19, which would stop the host from booting - and any option the
+    filesystem rejects on the live remount; the error names the option and the reason.
+  - Nothing is left half-applied - every remount happens before the new fstab is installed,
+    and when one fails the mounts already remounted get their old options back and the
+    fstab stays as it was.
+  - Mounts that are not in the fstab (mounted by hand, or defined by a systemd C(.mount)
+    unit) are never changed and are reported in RV(unmanaged) with a warning.
+  - Can create an XFS filesystem with the options ceph-volume used for FileStore
+    (C(mkfs.xfs -f -i size=2048)) on a disk that is provably blank by the checks of
+    M(cephops.osd_tuning.disk_facts), add it to the fstab by UUID and mount it.
+  - Why not M(ansible.posix.mount)? It rewrites whole fstab lines from its parameters (so
+    the caller has to restate source, type and every option), handles one mount per call,
+    cannot validate the result before installing it, and remounts only by unmounting or
+    with the options it was given. No module of ansible.posix or community.general edits
+    the options of existing lines in place.
+author:
+  - cephops maintainers (@cephops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+options:
+  mounts:
+    description:
+      - The mounts to manage, as absolute mount points or selectors.
+      - V(ceph) selects O(ceph_dir) and every mount below it (FileStore OSD data, mon stores,
+        journals on a filesystem); V(local) selects every filesystem on a local disk (XFS,
+        ext2/3/4, btrfs, f2fs, ...). Selectors take mounts from fstab and from the live
+        mount table, and list mounts that are not on a disk filesystem (such as the tmpfs
+        directories of BlueStore OSDs) in RV(skipped).
+      - A mount point that is neither mounted nor in the fstab is an error.
+    type: list
+    elements: str
+    default: [ceph]
+  ceph_dir:
+    description:
+      - Where Ceph keeps its data, for the V(ceph) selector.
+    type: path
+    default: /var/lib/ceph
+  options:
+    description:
+      - Options to ensure. An option replaces its opposite (V(noexec) replaces V(exec)) and
+        other values of the same key (V(logbsize=256k) replaces V(logbsize=32k)); an access
+        time mode (V(noatime), V(relatime), V(strictatime)) replaces the others.
+      - V(noatime) implies V(nodiratime) - V(nodiratime) is accepted but not written next to
+        it, and an existing V(nodiratime) is removed when V(noatime) is added.
+      - V(defaults) is dropped from a line once it has other options.
+    type: list
+    elements: str
+    default: [noatime]
+  absent_options:
+    description:
+      - Options to remove. A name without value (V(logbsize)) removes every value of it.
+    type: list
+    elements: str
+    default: []
+  fstab:
+    description:
+      - The fstab to edit.
+    type: path
+    default: /etc/fstab
+  backup:
+    description:
+      - Keep a copy of the old fstab next to it before installing the new one.
+    type: bool
+    default: true
+  remount:
+    description:
+      - Remount the changed mounts so the options apply now. When false, only the fstab is
+        edited and the options apply at the next mount.
+    type: bool
+    default: true
+  new_filesystems:
+    description:
+      - XFS filesystems to create, add to the fstab (by UUID) and mount with O(options).
+      - Only a disk that M(cephops.osd_tuning.disk_facts) calls available is formatted; any
+        other is refused with the reasons. A disk whose filesystem is already in the fstab
+        at that mount point is left as it is, so a second run changes nothing.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      device:
+        description:
+          - The whole disk, as kernel name, C(/dev) path or C(/dev/disk/by-id) link.
+        type: str
+        required: true
+      mountpoint:
+        description:
+          - Where to mount it; created when missing.
+        type: path
+        required: true
+      mkfs_options:
+        description:
+          - Options for C(mkfs.xfs), before the device. The default is what ceph-volume used
+            for FileStore. C(-n size=64k) is refused - it can cause severe problems on
+            systems under load (XFS FAQ).
+        type: list
+        elements: str
+        default: ["-f", "-i", "size=2048"]
+notes:
+  - Must run as root (C(become=true)).
+  - A remount passes the mount's current per-mount flags back together with the change,
+    because a classic remount resets the flags it is not given (C(nosuid), C(nodev), ...).
+  - Some filesystem options are accepted on a remount but only take effect at the next
+    mount (XFS C(logbsize), for example); they are listed in RV(mounts[].pending).
+  - After the fstab changes on a systemd host, run C(systemctl daemon-reload) so the units
+    generated from the fstab match it (the C(cephops.osd_tuning.mount_options) role does).
+attributes:
+  check_mode:
+    support: full
+    details: Reads everything and returns the planned fstab lines and remounts; writes nothing.
+  diff_mode:
+    support: full
+  platform:
+    platforms: posix
+seealso:
+  - module: ansible.posix.mount
+  - module: cephops.osd_tuning.disk_facts
+  - name: findmnt(8)
+    description: C(--verify) checks an fstab without mounting anything.
+    link: https://man7.org/linux/man-pages/man8/findmnt.8.html
+"""
+
+EXAMPLES = r"""
+- name: Ensure noatime on every Ceph filesystem
+  cephops.osd_tuning.mount_options:
+  register: atime
+
+- name: Ensure noatime and a larger XFS log buffer on two mounts, nobarrier removed
+  cephops.osd_tuning.mount_options:
+    mounts:
+      - /var/lib/ceph/osd/ceph-0
+      - /var/lib/ceph/mon/ceph-a
+    options: [noatime, logbsize=256k]
+    absent_options: [nobarrier]
+
+- name: Create a FileStore-style XFS filesystem on a blank disk and mount it with noatime
+  cephops.osd_tuning.mount_options:
+    mounts: []
+    new_filesystems:
+      - device: /dev/disk/by-id/wwn-0x5002538e40a1b2c3
+        mountpoint: /var/lib/ceph/osd/ceph-7
+"""
+
+RETURN = r"""
+mounts:
+  description: One entry per managed mount (in the fstab), in the order of O(mounts).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    mountpoint:
+      description: Mount point.
+      type: str
+      sample: /var/lib/ceph/osd/ceph-0
+    source:
+      description: Source as written in the fstab.
+      type: str
+      sample: UUID=0b1e8c52-3c4e-4f0e-9d55-2d6a7c0b8f10
+    fstype:
+      description: Filesystem type.
+      type: str
+      sample: xfs
+    lineno:
+      description: Line number in the fstab.
+      type: int
+      sample: 12
+    mounted:
+      description: Whether it is mounted now.
+      type: bool
+    fstab_changed:
+      description: Whether its fstab line changes.
+      type: bool
+    before:
+      description: Its fstab line before.
+      type: str
+      sample: "UUID=0b1e8c52-3c4e-4f0e-9d55-2d6a7c0b8f10 /var/lib/ceph/osd/ceph-0 xfs defaults 0 0"
+    after:
+      description: Its fstab line after.
+      type: str
+      sample: "UUID=0b1e8c52-3c4e-4f0e-9d55-2d6a7c0b8f10 /var/lib/ceph/osd/ceph-0 xfs noatime 0 0"
+    remounted:
+      description: Whether it was remounted (in check mode, whether it would be).
+      type: bool
+    remount_options:
+      description: The options of the remount, null when none is needed.
+      type: list
+      elements: str
+      sample: [rw, noatime]
+    pending:
+      description: Filesystem options the kernel accepted but does not show yet; they
+        apply at the next mount.
+      type: list
+      elements: str
+      sample: [logbsize=256k]
+unmanaged:
+  description: Selected mounts that are mounted but not in the fstab; they are not changed.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{mountpoint: /var/lib/ceph/osd/ceph-3, source: /dev/sdd1, reason: "mounted but not in fstab: ..."}]
+skipped:
+  description: Mounts a selector found that are not on a disk filesystem, with the reason.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{mountpoint: /var/lib/ceph/osd/ceph-0, reason: tmpfs is not a disk filesystem}]
+created:
+  description: Filesystems created from O(new_filesystems).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{device: /dev/sdc, mountpoint: /var/lib/ceph/osd/ceph-7, uuid: 5b6f..., line: "UUID=5b6f... /var/lib/ceph/osd/ceph-7 xfs noatime 0 0"}]
+backup_file:
+  description: The copy of the old fstab, when one was made.
+  returned: changed and O(backup=true)
+  type: str
+  sample: /etc/fstab.2714.2026-03-01@10:12:31~
+diff:
+  description: The fstab before and after.
+  returned: always
+  type: dict
+  contains:
+    before:
+      description: Old fstab text.
+      type: str
+    after:
+      description: New fstab text.
+      type: str
+"""
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fstab
+
+SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+                     "/usr/lib/systemd/system", "/lib/systemd/system")
+NEW_UUID = "(set-by-mkfs.xfs)"
+
+
+class Failure(Exception):
+    """Stop and report; raised after anything already changed live was put back."""
+
+
+class MountOptions:
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.done = []  # (argv undoing a live change) in the order the changes were made
+
+    def run(self, argv, check=True):
+        rc, out, err = self.module.run_command(argv, environ_update={"LC_ALL": "C"})
+        if check and rc != 0:
+            raise Failure("%s failed: %s" % (" ".join(argv), (err or out).strip()))
+        return rc, out, err
+
+    def remount(self, target, options):
+        return self.run(["mount", "--options-mode", "ignore", "-o", ",".join(["remount"] + options), target],
+                        check=False)
+
+    def undo(self):
+        for argv in reversed(self.done):
+            self.run(argv, check=False)
+        self.done = []
+
+    # ----------------------------------------------------------------------- new filesystems
+
+    def plan_new_filesystems(self, entries, live):
+        planned = []
+        for spec in self.params["new_filesystems"]:
+            target = fstab.normalize_path(spec["mountpoint"])
+            refusals = fstab.mkfs_refusals(spec["mkfs_options"])
+            if refusals:
+                raise Failure("%s: refused mkfs.xfs option %s" % (spec["device"], "; ".join(refusals)))
+            name = blockdev.resolve_disks([spec["device"]])[0]
+            if target in entries:
+                uuid = self.fs_uuid("/dev/" + name)
+                if entries[target]["source"] != "UUID=" + uuid:
+                    raise Failure("%s: fstab line %d mounts %s there, not %s"
+                                  % (target, entries[target]["lineno"], entries[target]["source"], spec["device"]))
+                continue  # created on an earlier run: only its options are managed
+            if target in live:
+                raise Failure("%s: %s is mounted there" % (target, live[target]["source"]))
+            snapshot = blockdev.take_snapshot(self.run_unchecked, [name], include_loop=True, include_virtual=True)
+            disk = blockdev.build_disks(snapshot)[0]
+            if not disk["available"]:
+                raise Failure("%s: refused to create a filesystem, the disk is not blank: %s"
+                              % (spec["device"], ", ".join(disk["reject_reasons"])))
+            planned.append(dict(spec, device="/dev/" + name, mountpoint=target))
+        return planned
+
+    def run_unchecked(self, argv):
+        return self.run(argv, check=False)
+
+    def fs_uuid(self, device):
+        return self.run(["blkid", "--probe", "--match-tag", "UUID", "--output", "value", device], check=False)[1].strip()
+
+    def new_line(self, spec, uuid, options):
+        return "UUID=%s %s xfs %s 0 0" % (uuid, fstab.escape(spec["mountpoint"]), ",".join(options))
+
+    # ----------------------------------------------------------------------- validation
+
+    def verify(self, old_text, new_text, done="nothing was changed"):
+        """Problems findmnt --verify finds in new_text that old_text did not have."""
+        found = []
+        for text in (old_text, new_text):
+            handle, path = tempfile.mkstemp(prefix=".fstab-verify.")
+            try:
+                with os.fdopen(handle, "w") as out:
+                    out.write(text)
+                out, err = self.run(["findmnt", "--verify", "--tab-file", path], check=False)[1:]
+            finally:
+                os.unlink(path)
+            found.append(fstab.verify_messages(out, err))
+        new = sorted(found[1] - found[0])
+        if new:
+            raise Failure("the edited fstab does not pass findmnt --verify (%s): %s" % (done, "; ".join(new)))
+
+    # ----------------------------------------------------------------------- live changes
+
+    def apply_remount(self, plan, mount):
+        target, options = plan["mountpoint"], plan["remount_options"]
+        rc, out, err = self.remount(target, options)
+        if rc != 0:
+            culprit = self.find_refused(target, mount["vfs_options"], options)
+            raise Failure("%s: the %s filesystem refused %s on a test remount (%s); fstab and live "
+                          "mounts are unchanged" % (target, plan["fstype"], culprit, (err or out).strip()))
+        restore = ["bind"] if "bind" in options else []
+        self.done.append(["mount", "--options-mode", "ignore", "-o",
+                          ",".join(["remount"] + restore + mount["vfs_options"]), target])
+
+    def find_refused(self, target, vfs_options, options):
+        """Which of the new options the filesystem refuses, trying each alone on top of the
+        live flags (and restoring them after each success)."""
+        new = [o for o in options if o not in vfs_options and o != "bind"]
+        if len(new) > 1:
+            for option in new:
+                rc = self.remount(target, fstab.remount_options(vfs_options, [option]) if option in
+                                  fstab.VFS_OPTIONS else fstab.remount_options(vfs_options, [], [], [option]))[0]
+                if rc != 0:
+                    return option
+                self.remount(target, vfs_options)
+        return "the options " + ",".join(new) if len(new) != 1 else "the option " + new[0]
+
+    def mount_new(self, spec, options):
+        kernel = [o for o in options if not fstab.is_userspace(o)] or ["defaults"]
+        self.run(["mount", "--options-mode", "ignore", "-t", "xfs", "-o", ",".join(kernel),
+                  spec["device"], spec["mountpoint"]])
+        self.done.append(["umount", spec["mountpoint"]])
+
+    # ----------------------------------------------------------------------- main flow
+
+    def execute(self):
+        params = self.params
+        options, absent = fstab.normalize_request(params["options"], params["absent_options"])
+        path = params["fstab"]
+        try:
+            with open(path) as handle:
+                old_text = handle.read()
+        except (IOError, OSError) as exc:
+            raise Failure("cannot read %s: %s" % (path, exc))
+        with open("/proc/self/mountinfo") as handle:
+            live = fstab.live_index(handle.read())
+        entries = fstab.fstab_index(fstab.parse_fstab(old_text))
+        new_fs = self.plan_new_filesystems(entries, live)
+        # A filesystem created on an earlier run is managed like any other mount.
+        created_before = [fs["mountpoint"] for fs in params["new_filesystems"]
+                          if fstab.normalize_path(fs["mountpoint"]) in entries]
+        selectors = list(params["mounts"]) + created_before
+        targets, skipped = fstab.select_targets(selectors, entries, live, params["ceph_dir"])
+        kernel = os.uname()[2]
+        for spec in new_fs:
+            refusals = fstab.removed_option_refusals("xfs", options, kernel)
+            if refusals:
+                raise Failure("%s: %s" % (spec["mountpoint"], "; ".join(refusals)))
+
+        plans, unmanaged = [], []
+        for target in targets:
+            plan = fstab.plan_mount(target, entries.get(target), live.get(target), options, absent, kernel,
+                                    self.unit_file(target))
+            for warning in plan.pop("warnings"):
+                self.module.warn(warning)
+            if "unmanaged" in plan:
+                self.module.warn("%s: %s" % (target, plan["unmanaged"]))
+                unmanaged.append({"mountpoint": target, "source": plan["source"], "reason": plan["unmanaged"]})
+                continue
+            if not params["remount"]:
+                plan["remount_options"] = None
+            plans.append(plan)
+
+        new_options = fstab.merge_options([], options) if new_fs else []
+        replacements = dict((p["lineno"], p["after"]) for p in plans if p["after"] != p["before"])
+        edited_text = fstab.replace_lines(old_text, replacements)
+        planned_lines = [self.new_line(spec, NEW_UUID, new_options) for spec in new_fs]
+        result = dict(changed=False, mounts=[], unmanaged=unmanaged, skipped=skipped, created=[])
+
+        if not self.module.check_mode and (replacements or new_fs):
+            self.verify(old_text, edited_text)
+        created = []
+        if not self.module.check_mode:
+            for spec in new_fs:
+                self.run(["mkfs.xfs"] + spec["mkfs_options"] + [spec["device"]])
+                uuid = self.fs_uuid(spec["device"])
+                if not uuid:
+                    raise Failure("%s: no UUID found after mkfs.xfs" % spec["device"])
+                created.append(dict(spec, uuid=uuid, line=self.new_line(spec, uuid, new_options)))
+            result["changed"] = bool(created)
+        else:
+            created = [dict(spec, uuid=None, line=line) for spec, line in zip(new_fs, planned_lines)]
+        new_text = fstab.replace_lines(old_text, replacements, [c["line"] for c in created])
+        result["created"] = created
+        result["diff"] = {"before": old_text, "after": new_text,
+                          "before_header": path, "after_header": path}
+
+        for plan in plans:
+            plan["fstab_changed"] = plan["after"] != plan["before"]
+            plan["remounted"] = plan["remount_options"] is not None
+            plan["pending"] = []
+        result["mounts"] = plans
+        result["changed"] = bool(created or replacements or any(p["remounted"] for p in plans))
+        if self.module.check_mode or not result["changed"]:
+            return result
+
+        try:
+            tmp = self.stage(path, old_text, edited_text, new_text, created)
+            try:
+                for spec in created:
+                    self.mount_new(spec, new_options)
+                for plan in plans:
+                    if plan["remounted"]:
+                        self.apply_remount(plan, live[plan["mountpoint"]])
+                self.check_live(plans, options, absent)
+                if new_text != old_text:
+                    if params["backup"]:
+                        result["backup_file"] = self.module.backup_local(path)
+                    self.module.atomic_move(tmp, os.path.realpath(path), unsafe_writes=False)
+                    tmp = None
+            finally:
+                if tmp:
+                    os.unlink(tmp)
+        except Exception:
+            self.undo()
+            raise
+        return result
+
+    def stage(self, path, old_text, edited_text, new_text, created):
+        """The new fstab in a temporary file next to the old one, checked by findmnt."""
+        if new_text == old_text:
+            return None
+        for spec in created:
+            if not os.path.isdir(spec["mountpoint"]):
+                os.makedirs(spec["mountpoint"])
+        if created:
+            self.verify(old_text, new_text, "the new filesystems exist but are not mounted")
+        handle, tmp = tempfile.mkstemp(prefix=".fstab.", dir=os.path.dirname(os.path.realpath(path)))
+        with os.fdopen(handle, "w") as out:
+            out.write(new_text)
+        return tmp
+
+    def check_live(self, plans, options, absent):
+        """Read the mount table back: the options must be in effect; filesystem options the
+        kernel accepted but does not show yet are reported as pending."""
+        with open("/proc/self/mountinfo") as handle:
+            live = fstab.live_index(handle.read())
+        for plan in plans:
+            mount = live.get(plan["mountpoint"])
+            if not plan["remounted"] or mount is None:
+                continue
+            if not fstab.live_satisfies(mount["vfs_options"], options, absent):
+                raise Failure("%s: remounted, but the mount shows %s" % (plan["mountpoint"], ",".join(mount["vfs_options"])))
+            plan["pending"] = [o for o in plan["fs_options_added"] if o not in mount["super_options"]]
+            for option in plan["pending"]:
+                self.module.warn("%s: %s is in fstab but the kernel does not show it yet; it applies at the "
+                                 "next mount" % (plan["mountpoint"], option))
+
+    @staticmethod
+    def unit_file(target):
+        name = fstab.systemd_unit_name(target)
+        for directory in SYSTEMD_UNIT_DIRS:
+            if os.path.exists(os.path.join(directory, name)):
+                return os.path.join(directory, name)
+        return None
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            mounts=dict(type="list", elements="str", default=["ceph"]),
+            ceph_dir=dict(type="path", default="/var/lib/ceph"),
+            options=dict(type="list", elements="str", default=["noatime"]),
+            absent_options=dict(type="list", elements="str", default=[]),
+            fstab=dict(type="path", default="/etc/fstab"),
+            backup=dict(type="bool", default=True),
+            remount=dict(type="bool", default=True),
+            new_filesystems=dict(type="list", elements="dict", default=[], options=dict(
+                device=dict(type="str", required=True),
+                mountpoint=dict(type="path", required=True),
+                mkfs_options=dict(type="list", elements="str", default=["-f", "-i", "size=2048"]),
+            )),
+        ),
+        supports_check_mode=True,
+    )
+    for tool in ("findmnt", "mount", "blkid", "wipefs"):
+        module.get_bin_path(tool, required=True)
+    if module.params["new_filesystems"]:
+        module.get_bin_path("mkfs.xfs", required=True)
+    try:
+        result = MountOptions(module).execute()
+    except (Failure, fstab.OptionError, blockdev.DeviceError) as exc:
+        module.fail_json(msg=str(exc))
+    for plan in result["mounts"]:
+        plan.pop("fs_options_added")
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

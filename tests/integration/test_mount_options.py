@@ -1,0 +1,210 @@
+"""mount_options on real XFS and ext4 loop filesystems mounted in a private mount namespace.
+
+Every test edits an fstab copy under tmp_path and reads the live options back from
+/proc/self/mountinfo inside the namespace, so the test host is never touched.
+"""
+
+import os
+import re
+
+import pytest
+
+from conftest import ansible_module, run
+
+FSTAB_HEAD = "# static file system information\n#\n"
+
+
+def mountinfo(mount_ns):
+    """{mount point: per-mount options} as the kernel shows them inside the namespace."""
+    table = {}
+    for line in run(mount_ns + ["cat", "/proc/self/mountinfo"]).stdout.splitlines():
+        fields = line.split(" ")
+        target = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[4])
+        table[target] = fields[5]
+    return table
+
+
+def uuid_of(device):
+    return run(["blkid", "--probe", "--match-tag", "UUID", "--output", "value", device]).stdout.strip()
+
+
+class Host:
+    """Loop filesystems mounted in the namespace below a Ceph directory, and an fstab copy."""
+
+    def __init__(self, loop_disks, mount_ns, tmp_path):
+        self.loop_disks, self.ns, self.tmp = loop_disks, mount_ns, tmp_path
+        self.ceph_dir = tmp_path / "ceph"
+        self.fstab = tmp_path / "fstab"
+
+    def filesystem(self, fstype, name, mount_options="defaults"):
+        disk = self.loop_disks()
+        run(["mkfs.xfs", "-q", disk.path] if fstype == "xfs" else ["mkfs.ext4", "-q", disk.path])
+        target = self.ceph_dir / name
+        target.mkdir(parents=True)
+        run(self.ns + ["mount", "-o", mount_options, disk.path, str(target)])
+        return disk, str(target)
+
+    def write_fstab(self, text):
+        self.fstab.write_text(text)
+        return self.fstab.read_bytes()
+
+    def module(self, check=False, **args):
+        args.setdefault("fstab", str(self.fstab))
+        args.setdefault("ceph_dir", str(self.ceph_dir))
+        return ansible_module("mount_options", args, check=check, prefix=self.ns)
+
+
+@pytest.fixture
+def host(loop_disks, mount_ns, tmp_path):
+    return Host(loop_disks, mount_ns, tmp_path)
+
+
+@pytest.fixture
+def two_osds(host):
+    """XFS by UUID with aligned columns, ext4 by path with tabs, a space in its mount point
+    (written \\040) and nosuid, which a remount must keep."""
+    xfs, xfs_dir = host.filesystem("xfs", "osd-a")
+    ext4, ext4_dir = host.filesystem("ext4", "mon b", "nosuid")
+    text = (FSTAB_HEAD
+            + "UUID=%s  %s  xfs  defaults  0  0\n" % (uuid_of(xfs.path), xfs_dir)
+            + "\n"
+            + "%s\t%s\text4\tnosuid,relatime\t0\t2\n" % (ext4.path, ext4_dir.replace(" ", "\\040"))
+            + "tmpfs /run/unrelated tmpfs size=1m 0 0\n")
+    return xfs_dir, ext4_dir, text
+
+
+def test_noatime_is_written_in_place_applied_live_and_idempotent(host, two_osds):
+    xfs_dir, ext4_dir, text = two_osds
+    old = host.write_fstab(text)
+
+    result = host.module()
+    assert not result.get("failed"), result.get("msg")
+    assert result["changed"] is True
+    assert host.fstab.read_text() == text.replace("  defaults  ", "  noatime  ").replace(
+        "\tnosuid,relatime\t", "\tnosuid,noatime\t")
+    live = mountinfo(host.ns)
+    assert live[xfs_dir] == "rw,noatime"
+    assert live[ext4_dir] == "rw,nosuid,noatime"
+    assert open(result["backup_file"], "rb").read() == old
+    assert [(m["mountpoint"], m["remounted"]) for m in result["mounts"]] == [(ext4_dir, True), (xfs_dir, True)]
+
+    again = host.module()
+    assert again["changed"] is False, again
+    assert all(m["remount_options"] is None and not m["fstab_changed"] for m in again["mounts"])
+
+
+def test_check_mode_shows_the_diff_and_changes_nothing(host, two_osds):
+    xfs_dir, ext4_dir, text = two_osds
+    old = host.write_fstab(text)
+    live_before = mountinfo(host.ns)
+
+    result = host.module(check=True)
+    assert result["changed"] is True
+    assert result["diff"]["before"] == text
+    assert "  noatime  " in result["diff"]["after"]
+    assert host.fstab.read_bytes() == old
+    assert mountinfo(host.ns) == live_before
+    assert not [name for name in os.listdir(host.tmp) if name.startswith("fstab.")]  # no backup
+
+
+def test_xfs_nobarrier_is_refused_and_nothing_changes(host, two_osds):
+    xfs_dir, ext4_dir, text = two_osds
+    old = host.write_fstab(text)
+    live_before = mountinfo(host.ns)
+
+    result = host.module(options=["noatime", "nobarrier"])
+    assert result["failed"] is True
+    assert result["msg"].startswith("%s: nobarrier: XFS removed this option in Linux 4.19" % xfs_dir)
+    assert host.fstab.read_bytes() == old
+    assert mountinfo(host.ns) == live_before
+
+
+def test_option_the_filesystem_rejects_is_named_and_rolled_back(host, two_osds):
+    # inode64 is an XFS option: XFS takes it on the remount, ext4 refuses it. The XFS mount,
+    # remounted first, must get its old flags back and the fstab must stay as it was.
+    xfs_dir, ext4_dir, text = two_osds
+    old = host.write_fstab(text)
+    live_before = mountinfo(host.ns)
+
+    result = host.module(mounts=[xfs_dir, ext4_dir], options=["noatime", "inode64"])
+    assert result["failed"] is True
+    assert result["msg"].startswith("%s: the ext4 filesystem refused inode64 on a test remount" % ext4_dir)
+    assert host.fstab.read_bytes() == old
+    assert mountinfo(host.ns) == live_before
+    assert live_before[xfs_dir] == "rw,relatime"
+
+
+def test_mount_missing_from_fstab_is_reported_and_left_alone(host, two_osds):
+    xfs_dir, ext4_dir, text = two_osds
+    lines = text.splitlines(True)
+    host.write_fstab("".join(line for line in lines if ext4_dir.replace(" ", "\\040") not in line))
+
+    result = host.module()
+    assert result["changed"] is True
+    assert result["unmanaged"] == [{
+        "mountpoint": ext4_dir, "source": result["unmanaged"][0]["source"],
+        "reason": "mounted but not in fstab: nothing would keep the options after a reboot"}]
+    assert any(ext4_dir in warning for warning in result["warnings"])
+    assert mountinfo(host.ns)[ext4_dir] == "rw,nosuid,relatime"
+    assert [m["mountpoint"] for m in result["mounts"]] == [xfs_dir]
+
+
+def test_noatime_removed_again_goes_back_to_relatime(host, two_osds):
+    xfs_dir, ext4_dir, text = two_osds
+    host.write_fstab(text.replace("  defaults  ", "  noatime  "))
+    run(host.ns + ["mount", "-o", "remount,noatime", xfs_dir])
+
+    result = host.module(mounts=[xfs_dir], options=[], absent_options=["noatime"])
+    assert result["changed"] is True
+    assert "  defaults  " in host.fstab.read_text()
+    assert mountinfo(host.ns)[xfs_dir] == "rw,relatime"
+
+
+# --------------------------------------------------------------------------- new XFS filesystems
+
+def test_new_filesystem_on_a_blank_disk(host):
+    disk = host.loop_disks()
+    target = str(host.tmp / "osd-new")
+    old = host.write_fstab(FSTAB_HEAD)
+    spec = {"new_filesystems": [{"device": disk.path, "mountpoint": target}], "mounts": []}
+
+    result = host.module(**spec)
+    assert not result.get("failed"), result.get("msg")
+    uuid = uuid_of(disk.path)
+    line = "UUID=%s %s xfs noatime 0 0\n" % (uuid, target)
+    assert host.fstab.read_text() == FSTAB_HEAD + line
+    assert open(result["backup_file"], "rb").read() == old
+    assert mountinfo(host.ns)[target] == "rw,noatime"
+    info = run(host.ns + ["xfs_info", target]).stdout
+    assert re.search(r"isize=2048\b", info)
+
+    again = host.module(**spec)
+    assert again["changed"] is False, again
+    assert host.fstab.read_text() == FSTAB_HEAD + line
+
+
+def test_new_filesystem_refused_on_a_disk_that_is_not_blank(host):
+    disk = host.loop_disks()
+    run(["mkfs.xfs", "-q", disk.path])
+    before = disk.checksum()
+    old = host.write_fstab(FSTAB_HEAD)
+
+    result = host.module(mounts=[], new_filesystems=[{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
+    assert result["failed"] is True
+    assert result["msg"] == "%s: refused to create a filesystem, the disk is not blank: Has a FileSystem" % disk.path
+    assert disk.checksum() == before
+    assert host.fstab.read_bytes() == old
+
+
+def test_new_filesystem_refused_with_64k_directory_blocks(host):
+    disk = host.loop_disks()
+    before = disk.checksum()
+    old = host.write_fstab(FSTAB_HEAD)
+
+    result = host.module(mounts=[], new_filesystems=[{
+        "device": disk.path, "mountpoint": str(host.tmp / "x"), "mkfs_options": ["-f", "-n", "size=64k"]}])
+    assert result["failed"] is True
+    assert "-n size=64k: a 64 KiB directory block size can cause severe problems on systems under load" \
+        in result["msg"]
+    assert disk.checksum() == before
+    assert host.fstab.read_bytes() == old
