@@ -19,6 +19,8 @@ import os
 import re
 import stat
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.fstab import parse_mountinfo
+
 SYS_BLOCK = "/sys/block"
 SYS_CLASS_BLOCK = "/sys/class/block"
 BY_ID_DIR = "/dev/disk/by-id"
@@ -237,7 +239,7 @@ def _swap_devs(swaps_text):
 def _root_dev(mountinfo_text):
     """major:minor of the block device under /, also for btrfs/overlay (0:N) roots."""
     for entry in parse_mountinfo(mountinfo_text):
-        if entry["mountpoint"] != "/":
+        if entry["target"] != "/":
             continue
         devnum = entry["devnum"]
         try:
@@ -312,27 +314,6 @@ def parse_udev(text):
     return props, links
 
 
-def _unescape_mount(field):
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
-
-
-def parse_mountinfo(text):
-    entries = []
-    for line in (text or "").splitlines():
-        fields = line.split()
-        if "-" not in fields or len(fields) < 7:
-            continue
-        sep = fields.index("-")
-        entries.append({
-            "devnum": fields[2],
-            "mountpoint": _unescape_mount(fields[4]),
-            "options": fields[5],
-            "fstype": fields[sep + 1],
-            "source": _unescape_mount(fields[sep + 2]) if len(fields) > sep + 2 else "",
-        })
-    return entries
-
-
 def detect_transport(name, sysfs_path, udev_props):
     """Transport from the device's sysfs path, the way lsblk derives TRAN."""
     path = sysfs_path or ""
@@ -390,7 +371,7 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
     mounts = parse_mountinfo(snapshot["mountinfo"])
     mounts_by_dev = {}
     for entry in mounts:
-        mounts_by_dev.setdefault(entry["devnum"], []).append(entry["mountpoint"])
+        mounts_by_dev.setdefault(entry["devnum"], []).append(entry["target"])
     sigs_by_dev = {}
     for sig in snapshot["signatures"]:
         sigs_by_dev.setdefault(sig.get("device"), []).append(sig)

@@ -107,13 +107,6 @@ def test_parse_wipefs_json_empty(fixture_text):
     assert blockdev.parse_wipefs_json("") == []
 
 
-def test_parse_mountinfo_unescapes_spaces():
-    line = "63 43 7:10 / /srv/ceph\\040osd rw,noatime - xfs /dev/loop10 rw,inode64\n"
-    entry = blockdev.parse_mountinfo(line)[0]
-    assert entry == {"devnum": "7:10", "mountpoint": "/srv/ceph osd", "options": "rw,noatime",
-                     "fstype": "xfs", "source": "/dev/loop10"}
-
-
 @pytest.mark.parametrize("name,path,props,expected", [
     ("sda", "/sys/devices/pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda", {}, "sata"),
     ("sda", "/sys/devices/pci0000:00/0000:00:1f.1/ata1/host0/target0:0:0/0:0:0:0/block/sda",
