@@ -195,8 +195,8 @@ def main():
         (name, dict((attr, dict(before=before, after=after)) for attr, before, after in plans[name]))
         for name in sorted(plans))
     result["diff"] = dict(
-        before="".join("%s %s: %s\n" % (n, a, b) for n, a, b, _ in pending),
-        after="".join("%s %s: %s\n" % (n, a, v) for n, a, _, v in pending),
+        before="".join("%s %s: %s\n" % (name, attr, before) for name, attr, before, after in pending),
+        after="".join("%s %s: %s\n" % (name, attr, after) for name, attr, before, after in pending),
     )
     module.exit_json(**result)
 

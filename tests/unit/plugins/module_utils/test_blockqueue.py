@@ -24,7 +24,7 @@ def test_nothing_to_do_when_values_hold(queue):
 
 
 def test_scheduler_switch_comes_before_its_tunables(queue):
-    changes, _, errors = blockqueue.plan_disk(
+    changes, warnings, errors = blockqueue.plan_disk(
         "sdb", queue("loop_none"), {"iosched/fifo_batch": 1, "scheduler": "mq-deadline", "max_sectors_kb": 64})
     assert errors == []
     assert changes == [("scheduler", "none", "mq-deadline"), ("iosched/fifo_batch", None, "1"),
@@ -32,31 +32,31 @@ def test_scheduler_switch_comes_before_its_tunables(queue):
 
 
 def test_tunable_of_inactive_scheduler_is_refused(queue):
-    _, _, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"iosched/fifo_batch": 1})
+    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"iosched/fifo_batch": 1})
     assert errors == ["sdb: iosched/fifo_batch is not a tunable of scheduler 'none' (it has: none)"]
 
 
 def test_tunable_checked_against_active_scheduler(queue):
-    _, _, errors = blockqueue.plan_disk("sdb", queue("loop_mq_deadline"), {"iosched/slice_idle": 0})
+    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_mq_deadline"), {"iosched/slice_idle": 0})
     assert errors == ["sdb: iosched/slice_idle is not a tunable of scheduler 'mq-deadline' (it has: "
                       "async_depth, fifo_batch, front_merges, prio_aging_expire, read_expire, write_expire, "
                       "writes_starved)"]
 
 
 def test_unknown_scheduler_lists_the_choices(queue):
-    _, _, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"scheduler": "cfq"})
+    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"scheduler": "cfq"})
     assert errors == ["sdb: scheduler 'cfq' is not available; choices: none, mq-deadline, kyber, bfq"]
 
 
 def test_unloaded_bfq_gets_a_hint():
     state = {"scheduler": "[mq-deadline] none"}
-    _, _, errors = blockqueue.plan_disk("sdb", state, {"scheduler": "bfq"})
+    changes, warnings, errors = blockqueue.plan_disk("sdb", state, {"scheduler": "bfq"})
     assert errors == ["sdb: scheduler 'bfq' is not available; choices: mq-deadline, none "
                       "(bfq appears once its kernel module is loaded)"]
 
 
 def test_bare_none_cannot_change():
-    _, _, errors = blockqueue.plan_disk("dm-0", {"scheduler": "none"}, {"scheduler": "mq-deadline"})
+    changes, warnings, errors = blockqueue.plan_disk("dm-0", {"scheduler": "none"}, {"scheduler": "mq-deadline"})
     assert errors == ["dm-0: scheduler cannot be changed (the queue offers only 'none')"]
 
 
@@ -65,14 +65,14 @@ def test_bare_none_asked_for_none_is_fine():
 
 
 def test_legacy_kernel_names():
-    changes, _, errors = blockqueue.plan_disk("sda", LEGACY, {"scheduler": "noop"})
+    changes, warnings, errors = blockqueue.plan_disk("sda", LEGACY, {"scheduler": "noop"})
     assert errors == [] and changes == [("scheduler", "cfq", "noop")]
-    _, _, errors = blockqueue.plan_disk("sda", LEGACY, {"scheduler": "none"})
+    changes, warnings, errors = blockqueue.plan_disk("sda", LEGACY, {"scheduler": "none"})
     assert errors == ["sda: scheduler 'none' is not available; choices: noop, deadline, cfq"]
 
 
 def test_deadline_tunable_on_legacy_switch():
-    changes, _, errors = blockqueue.plan_disk("sda", LEGACY, {"scheduler": "deadline", "iosched/fifo_batch": 1})
+    changes, warnings, errors = blockqueue.plan_disk("sda", LEGACY, {"scheduler": "deadline", "iosched/fifo_batch": 1})
     assert errors == []
     assert changes == [("scheduler", "cfq", "deadline"), ("iosched/fifo_batch", None, "1")]
 
@@ -91,23 +91,23 @@ def test_max_sectors_bounds(queue, value, clamp, expected):
 
 @pytest.mark.parametrize("value", ["abc", "6.5", True, None, "", "64k"])
 def test_non_integer_values_are_refused(queue, value):
-    _, _, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"nr_requests": value})
+    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"nr_requests": value})
     assert errors == ["sdb: nr_requests: %r is not an integer" % (value,)]
 
 
 def test_negative_integer_is_refused(queue):
-    _, _, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"read_ahead_kb": -1})
+    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"read_ahead_kb": -1})
     assert errors == ["sdb: read_ahead_kb: -1 is negative"]
 
 
 def test_unknown_attribute_is_refused(queue):
-    _, _, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"rotational": 0})
+    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_none"), {"rotational": 0})
     assert errors == ["sdb: rotational is not a queue attribute this collection sets (it sets: scheduler, "
                       "max_sectors_kb, read_ahead_kb, nr_requests, rq_affinity, nomerges, add_random, "
                       "wbt_lat_usec, iosched/*)"]
 
 
 def test_every_error_of_a_disk_is_reported_together(queue):
-    _, _, errors = blockqueue.plan_disk("sdb", queue("loop_none"),
+    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_none"),
                                         {"scheduler": "cfq", "max_sectors_kb": 99999, "nr_requests": "x"})
     assert len(errors) == 3

@@ -28,14 +28,14 @@ def test_nothing_to_remove_changes_nothing(debian):
 
 def test_sets_into_the_target_and_drops_it_elsewhere(debian):
     text = with_line(debian, 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"', 'GRUB_CMDLINE_LINUX_DEFAULT="quiet elevator=cfq"')
-    new, _before, after = grub.edit_text(text, set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
+    new, before, after = grub.edit_text(text, set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
     assert 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' in new
     assert 'GRUB_CMDLINE_LINUX="elevator=deadline"\n' in new
     assert after == ["quiet", "elevator=deadline"]
 
 
 def test_set_replaces_in_place_and_deduplicates():
-    new, _, after = grub.edit_text('GRUB_CMDLINE_LINUX="a elevator=cfq b elevator=noop"\n',
+    new, before, after = grub.edit_text('GRUB_CMDLINE_LINUX="a elevator=cfq b elevator=noop"\n',
                                    set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
     assert new == 'GRUB_CMDLINE_LINUX="a elevator=deadline b"\n'
     assert after == ["a", "elevator=deadline", "b"]
@@ -43,7 +43,7 @@ def test_set_replaces_in_place_and_deduplicates():
 
 def test_set_goes_into_the_last_assignment_only():
     text = 'GRUB_CMDLINE_LINUX="a"\nGRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX b"\n'
-    new, _, _ = grub.edit_text(text, set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
+    new, before, after = grub.edit_text(text, set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
     assert new == 'GRUB_CMDLINE_LINUX="a"\nGRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX b elevator=noop"\n'
 
 
@@ -95,7 +95,7 @@ args="ro crashkernel=auto"
 
 def test_parse_grubby_info():
     entries = grub.parse_grubby_info(GRUBBY_INFO)
-    assert [kernel for kernel, _ in entries] == ["/boot/vmlinuz-4.18.0-513.el8.x86_64", "/boot/vmlinuz-0-rescue"]
+    assert [kernel for kernel, args in entries] == ["/boot/vmlinuz-4.18.0-513.el8.x86_64", "/boot/vmlinuz-0-rescue"]
     assert entries[0][1][-1] == "elevator=deadline"
 
 
