@@ -1,0 +1,832 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Sync-write probes: fio and dd command lines, output parsing, verdicts and write caches.
+
+Everything that decides is a pure function of captured outputs, so unit tests feed it
+real fio JSON; ``run_processes`` is the one place that starts, times out and kills probes.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+
+MIB = 1024 ** 2
+
+# The probe writes only inside this region: 1 GiB from the start keeps it clear of every
+# signature libblkid reads (partition tables, LVM, BlueStore and filesystem labels at the
+# start, md v1.0 and backup GPT at the end), and 512 MiB spreads random writes over enough
+# flash pages that no drive serves them from a small buffer.
+REGION_OFFSET_MIB = 1024
+REGION_SIZE_MIB = 512
+
+# Seed 001 (and Ceph's own docs): 4 KiB random writes at queue depth 1, fsync after each.
+RANDWRITE_JOB = (
+    ("ioengine", "libaio"), ("direct", "1"), ("fsync", "1"),
+    ("bs", "4k"), ("iodepth", "1"), ("rw", "randwrite"),
+)
+# Seed 003: the journal test, sequential O_DSYNC writes (the cost shows in clat, no sync section).
+JOURNAL_JOB = (
+    ("ioengine", "libaio"), ("direct", "1"), ("sync", "1"),
+    ("bs", "4k"), ("iodepth", "1"), ("rw", "write"),
+)
+MODE_JOBS = {"randwrite": RANDWRITE_JOB, "journal": JOURNAL_JOB}
+
+# Set by the probe itself: they decide where it writes, how long and how fio reports.
+RESERVED_OPTIONS = frozenset((
+    "name", "filename", "filename_format", "directory", "offset", "offset_increment", "size",
+    "io_size", "filesize", "runtime", "time_based", "numjobs", "output-format",
+    "group_reporting", "allow_file_create", "loops", "zonemode",
+))
+
+VERDICTS = ("suitable", "marginal", "unsuitable", "refused", "error")
+
+# Defaults for flash OSDs, derived from the seed figures in docs/gate_thresholds.md.
+DEFAULT_THRESHOLDS = {
+    "min_iops": 5000,
+    "marginal_min_iops": 1000,
+    "max_p99_sync_latency_ms": 1.0,
+    "marginal_max_p99_sync_latency_ms": 5.0,
+}
+
+# fio stops jobs at --runtime; a job that ran much shorter was cut off.
+MIN_RUNTIME_SHARE = 0.9
+
+
+class FioOutputError(Exception):
+    """fio printed no usable JSON; the message says what was wrong."""
+
+
+class ProbeInterrupted(Exception):
+    """The module received a termination signal while probing."""
+
+    def __init__(self, signum):
+        super(ProbeInterrupted, self).__init__("interrupted by signal %d" % signum)
+        self.signum = signum
+
+
+# --------------------------------------------------------------------------- commands
+
+def job_options(mode, overrides=None):
+    """fio job options of a mode with the user's overrides applied, as an ordered list."""
+    options = list(MODE_JOBS[mode])
+    for key, value in sorted((overrides or {}).items()):
+        key = key.lstrip("-")
+        if key in RESERVED_OPTIONS:
+            raise ValueError("fio option %s is set by the probe and cannot be overridden" % key)
+        options = [(k, v) for k, v in options if k != key]
+        if value is not None:
+            options.append((key, str(value)))
+    return options
+
+
+def unsynced(options):
+    """The same job without fsync/O_DSYNC: the baseline of the power-loss protection hint."""
+    return [(k, v) for k, v in options if k not in ("fsync", "fdatasync", "sync")] + [("fsync", "0"), ("sync", "0")]
+
+
+def fio_command(fio, targets, options, runtime, region, numjobs=1):
+    """One fio invocation probing every target side by side, one job section per disk.
+
+    ``targets`` is a list of (job name, device path); ``region`` is (offset, length) in
+    bytes. Without --group_reporting each job reports on its own. With ``numjobs`` > 1 the
+    region is split so each clone writes its own slice and nothing leaves the region.
+    """
+    offset, length = region
+    argv = [fio, "--output-format=json", "--allow_file_create=0", "--time_based",
+            "--runtime=%d" % runtime, "--offset=%d" % offset]
+    if numjobs > 1:
+        argv += ["--numjobs=%d" % numjobs, "--size=%d" % (length // numjobs),
+                 "--offset_increment=%d" % (length // numjobs)]
+    else:
+        argv.append("--size=%d" % length)
+    argv += ["--%s=%s" % option for option in options]
+    for name, path in targets:
+        argv += ["--name=" + name, "--filename=" + path]
+    return argv
+
+
+def dd_command(path, region, block_size=4096):
+    """Seed 003's fallback: O_DIRECT|O_DSYNC sequential writes through the region."""
+    offset, length = region
+    return ["dd", "if=/dev/urandom", "of=" + path, "bs=%d" % block_size,
+            "seek=%d" % (offset // block_size), "count=%d" % (length // block_size),
+            "oflag=direct,dsync", "conv=notrunc"]
+
+
+def zero_command(path, region):
+    """Zero what the probe wrote (write-zeroes or discard where the disk can, else zero pages)."""
+    offset, length = region
+    return ["blkdiscard", "--zeroout", "--offset", str(offset), "--length", str(length), path]
+
+
+def region_bytes(offset_mib, size_mib):
+    return offset_mib * MIB, size_mib * MIB
+
+
+# --------------------------------------------------------------------------- fio output
+
+def parse_fio_json(text):
+    """The JSON document in fio's stdout; fio may print notices such as
+    'fio: terminating on signal 15' before it."""
+    text = text or ""
+    match = re.search(r"^\{", text, re.M)
+    if not match:
+        raise FioOutputError("fio printed no JSON")
+    try:
+        document, _end = json.JSONDecoder().raw_decode(text[match.start():])
+    except ValueError as exc:
+        raise FioOutputError("fio output is not complete JSON (%s)" % exc)
+    if not isinstance(document, dict) or not isinstance(document.get("jobs"), list):
+        raise FioOutputError("fio JSON has no jobs list")
+    return document
+
+
+def _percentiles_us(stats):
+    percentile = stats.get("percentile") or {}
+
+    def pick(key):
+        value = percentile.get(key)
+        return None if value is None else round(value / 1000.0, 3)
+
+    return {
+        "mean": round(stats.get("mean", 0) / 1000.0, 3),
+        "p50": pick("50.000000"),
+        "p99": pick("99.000000"),
+        "p99_9": pick("99.900000"),
+    }
+
+
+def _worst(values):
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
+
+
+def _latency_us(jobs, section, stats_key):
+    """Latency of one kind over a disk's job clones: the mean weighted by I/O count and the
+    worst clone's percentiles (fio percentiles cannot be merged)."""
+    entries = [(j[section][stats_key], j[section].get("total_ios", 0)) for j in jobs
+               if section in j and stats_key in j[section]]
+    entries = [(stats, ios) for stats, ios in entries if stats.get("N", 0) > 0]
+    if not entries:
+        return None
+    parts = [_percentiles_us(stats) for stats, _ios in entries]
+    ios = sum(stats["N"] for stats, _ios in entries)
+    merged = {"mean": round(sum(p["mean"] * s["N"] for p, (s, _i) in zip(parts, entries)) / ios, 3)}
+    for key in ("p50", "p99", "p99_9"):
+        merged[key] = _worst(p[key] for p in parts)
+    return merged
+
+
+def measure_jobs(document):
+    """{job name: measurement} with the clones of one job (numjobs) summed up."""
+    by_name = {}
+    for job in document["jobs"]:
+        by_name.setdefault(job.get("jobname"), []).append(job)
+    measurements = {}
+    for name, jobs in by_name.items():
+        writes = [j.get("write", {}) for j in jobs]
+        measurements[name] = {
+            "write_iops": round(sum(w.get("iops", 0) for w in writes), 1),
+            "write_bw_bytes": sum(w.get("bw_bytes", 0) for w in writes),
+            "total_ios": sum(w.get("total_ios", 0) for w in writes),
+            "runtime_ms": max(j.get("job_runtime", 0) for j in jobs),
+            "job_errors": sorted(set(j.get("error", 0) for j in jobs if j.get("error", 0))),
+            "latency_us": {
+                "completion": _latency_us(jobs, "write", "clat_ns"),
+                "sync": _latency_us(jobs, "sync", "lat_ns"),
+            },
+        }
+    return measurements
+
+
+def p99_sync_latency_ms(measurement):
+    """p99 of what makes a write durable: the fsync latency when fio issued fsync, the write
+    completion latency with O_DSYNC (sync=1), where the flush is part of the write."""
+    latency = measurement.get("latency_us") or {}
+    stats = latency.get("sync") or latency.get("completion")
+    if not stats or stats.get("p99") is None:
+        return None
+    return round(stats["p99"] / 1000.0, 3)
+
+
+def fio_outcome(rc, stdout, stderr, names, runtime):
+    """Per job name either ``{"measurement": ...}`` or ``{"error": "why"}``.
+
+    Never a measurement when fio failed as a whole (rc != 0 without a job error: a signal,
+    a setup error), when the job itself reported an error, completed no write or ran
+    shorter than asked.
+    """
+    stderr_text = " ".join((stderr or "").split())[-400:]
+    try:
+        document = parse_fio_json(stdout)
+    except FioOutputError as exc:
+        reason = "fio exited with rc=%s: %s%s" % (rc, exc, (": " + stderr_text) if stderr_text else "")
+        return dict((name, {"error": reason}) for name in names), None
+    measurements = measure_jobs(document)
+    any_job_error = any(m["job_errors"] for m in measurements.values())
+    outcome = {}
+    for name in names:
+        found = measurements.get(name)
+        if found is None:
+            outcome[name] = {"error": "fio reported no result for this disk"}
+        elif found["job_errors"]:
+            outcome[name] = {"error": "fio job failed with %s%s" % (
+                ", ".join(_errno_text(e) for e in found["job_errors"]),
+                (": " + stderr_text) if stderr_text else "")}
+        elif rc != 0 and not any_job_error:
+            outcome[name] = {"error": "fio exited with rc=%s%s" % (rc, (": " + stderr_text) if stderr_text else "")}
+        elif found["total_ios"] == 0:
+            outcome[name] = {"error": "fio completed no write"}
+        elif found["runtime_ms"] < runtime * 1000 * MIN_RUNTIME_SHARE:
+            outcome[name] = {"error": "fio ran %d ms of %d s" % (found["runtime_ms"], runtime)}
+        else:
+            outcome[name] = {"measurement": found}
+    return outcome, document.get("fio version")
+
+
+def _errno_text(number):
+    try:
+        return "errno %d (%s)" % (number, os.strerror(number))
+    except (TypeError, ValueError):
+        return "error %s" % number
+
+
+def dd_outcome(rc, stderr, block_size=4096):
+    """Measurement from dd's closing statistics (printed on completion and on SIGINT)."""
+    match = re.search(r"^(\d+) bytes .*copied, ([0-9.]+) s", stderr or "", re.M)
+    if not match or float(match.group(2)) <= 0 or int(match.group(1)) == 0:
+        return {"error": "dd exited with rc=%s: %s" % (rc, " ".join((stderr or "").split())[-400:])}
+    written, seconds = int(match.group(1)), float(match.group(2))
+    ios = written // block_size
+    return {"measurement": {
+        "write_iops": round(ios / seconds, 1),
+        "write_bw_bytes": int(written / seconds),
+        "total_ios": ios,
+        "runtime_ms": int(seconds * 1000),
+        "job_errors": [],
+        "latency_us": {"completion": {"mean": round(seconds * 1e6 / ios, 3), "p50": None, "p99": None, "p99_9": None},
+                       "sync": None},
+    }}
+
+
+# --------------------------------------------------------------------------- verdicts
+
+def check_thresholds(thresholds):
+    """Raise ValueError when the marginal band does not lie below the suitable one."""
+    if thresholds["marginal_min_iops"] > thresholds["min_iops"]:
+        raise ValueError("marginal_min_iops must not exceed min_iops")
+    latency, marginal = thresholds["max_p99_sync_latency_ms"], thresholds["marginal_max_p99_sync_latency_ms"]
+    if latency is not None and marginal is not None and marginal < latency:
+        raise ValueError("marginal_max_p99_sync_latency_ms must not be below max_p99_sync_latency_ms")
+
+
+def verdict(measurement, thresholds):
+    """(verdict, reasons) of one measurement: suitable when every suitable limit holds,
+    marginal when every marginal limit holds, else unsuitable. A latency limit is left
+    out when the method measured no percentile (dd)."""
+    iops = measurement["write_iops"]
+    p99 = p99_sync_latency_ms(measurement)
+    reasons, suitable, marginal = [], True, True
+    if iops >= thresholds["min_iops"]:
+        reasons.append("write IOPS %s >= %s" % (_num(iops), _num(thresholds["min_iops"])))
+    else:
+        suitable = False
+        marginal = iops >= thresholds["marginal_min_iops"]
+        reasons.append("write IOPS %s < %s (%s %s)" % (
+            _num(iops), _num(thresholds["min_iops"]),
+            "marginal from" if marginal else "below the marginal floor", _num(thresholds["marginal_min_iops"])))
+    limit, marginal_limit = thresholds["max_p99_sync_latency_ms"], thresholds["marginal_max_p99_sync_latency_ms"]
+    if p99 is None:
+        reasons.append("p99 sync latency not measured by this method")
+    elif limit is not None and p99 > limit:
+        suitable = False
+        within_marginal = marginal_limit is None or p99 <= marginal_limit
+        marginal = marginal and within_marginal
+        reasons.append("p99 sync latency %s ms > %s ms (%s)" % (
+            _num(p99), _num(limit), "marginal up to %s ms" % _num(marginal_limit) if within_marginal
+            else "above the marginal limit %s ms" % _num(marginal_limit)))
+    elif limit is not None:
+        reasons.append("p99 sync latency %s ms <= %s ms" % (_num(p99), _num(limit)))
+    if suitable:
+        return "suitable", reasons
+    return ("marginal" if marginal else "unsuitable"), reasons
+
+
+def _num(value):
+    return ("%.3f" % value).rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
+
+
+# --------------------------------------------------------------------------- adaptive runtime
+
+def is_clear(measurement, thresholds, margin):
+    """True when IOPS and p99 sync latency lie outside [limit/margin, limit*margin] for
+    every limit, so a longer run cannot plausibly move the verdict across one."""
+    pairs = [(measurement["write_iops"], thresholds["min_iops"]),
+             (measurement["write_iops"], thresholds["marginal_min_iops"])]
+    p99 = p99_sync_latency_ms(measurement)
+    for key in ("max_p99_sync_latency_ms", "marginal_max_p99_sync_latency_ms"):
+        if thresholds[key] is not None:
+            if p99 is None:
+                return False
+            pairs.append((p99, thresholds[key]))
+    return all(value < limit / margin or value > limit * margin for value, limit in pairs)
+
+
+def is_stable(previous, latest, tolerance):
+    """Stage-to-stage IOPS changed by at most ``tolerance`` (a share of the larger)."""
+    high = max(previous["write_iops"], latest["write_iops"])
+    return high > 0 and abs(previous["write_iops"] - latest["write_iops"]) <= tolerance * high
+
+
+def decided_early(stages, thresholds, margin, tolerance):
+    """Adaptive rule: after at least two stages, the last one is clear of every limit and
+    close to the one before."""
+    return (len(stages) >= 2 and is_clear(stages[-1], thresholds, margin)
+            and is_stable(stages[-2], stages[-1], tolerance))
+
+
+# --------------------------------------------------------------------------- journal ramp
+
+def next_numjobs(steps, min_gain, max_numjobs):
+    """Next numjobs of the journal ramp (1, 2, 4, ...) or None once saturated or at the cap.
+
+    ``steps`` are [{"numjobs", "write_iops"}] so far; saturation is a step whose IOPS gain
+    over the step before falls under ``min_gain`` (a share).
+    """
+    if not steps:
+        return 1
+    if saturated_at(steps, min_gain) is not None:
+        return None
+    following = steps[-1]["numjobs"] * 2
+    return following if following <= max_numjobs else None
+
+
+def saturated_at(steps, min_gain):
+    """numjobs after which more jobs gained less than ``min_gain``, else None."""
+    for before, after in zip(steps, steps[1:]):
+        if before["write_iops"] <= 0 or after["write_iops"] < before["write_iops"] * (1 + min_gain):
+            return before["numjobs"]
+    return None
+
+
+# --------------------------------------------------------------------------- power-loss protection hint
+
+def plp_hint(synced_iops, unsynced_iops, ratio_threshold=0.5):
+    """Drives with power-loss protection acknowledge a flush from protected cache, so they
+    lose little under fsync; drives without one drop to a fraction (seed 001, Vitastor)."""
+    if not unsynced_iops:
+        return None
+    ratio = round(synced_iops / unsynced_iops, 3)
+    if ratio >= ratio_threshold:
+        text = "fsync costs little (ratio %s): consistent with power-loss protection" % _num(ratio)
+    else:
+        text = "fsync costs much (ratio %s): likely no power-loss protection" % _num(ratio)
+    return {"unsynced_iops": unsynced_iops, "ratio": ratio, "hint": text}
+
+
+# --------------------------------------------------------------------------- write cache
+
+def write_cache_tool(transport):
+    """Which tool reads and switches the drive's own cache for a transport; sysfs otherwise
+    (loop, virtio: only the kernel's view exists)."""
+    if transport in ("sata", "ata"):
+        return "hdparm"
+    if transport == "nvme":
+        return "nvme"
+    if transport in ("sas", "scsi", "fc", "iscsi", "usb"):
+        return "sdparm"
+    return "sysfs"
+
+
+def write_cache_read_command(tool, path):
+    return {
+        "hdparm": ["hdparm", "-W", path],
+        "nvme": ["nvme", "get-feature", path, "--feature-id=6"],
+        "sdparm": ["sdparm", "--get=WCE", "--quiet", path],
+    }[tool]
+
+
+def write_cache_set_command(tool, path, enabled):
+    return {
+        "hdparm": ["hdparm", "-W%d" % int(enabled), path],
+        # Without --save the change lasts until the next power cycle.
+        "nvme": ["nvme", "set-feature", path, "--feature-id=6", "--value=%d" % int(enabled)],
+        "sdparm": ["sdparm", "--%s=WCE" % ("set" if enabled else "clear"), "--quiet", path],
+    }[tool]
+
+
+def parse_hdparm_write_cache(text):
+    """``hdparm -W``: ' write-caching =  1 (on)'; None when the drive does not say."""
+    match = re.search(r"write-caching\s*=\s*(\d+)", text or "")
+    return None if not match else match.group(1) != "0"
+
+
+def parse_nvme_write_cache(text):
+    """``nvme get-feature --feature-id=6``: '... Current value:0x00000001' (bit 0 = enabled)."""
+    match = re.search(r"[Cc]urrent value:\s*(0x[0-9a-fA-F]+|\d+)", text or "")
+    return None if not match else bool(int(match.group(1), 0) & 1)
+
+
+def parse_nvme_vwc(text):
+    """``nvme id-ctrl -o json``: field vwc bit 0 = a volatile write cache is present."""
+    try:
+        return bool(int(json.loads(text)["vwc"]) & 1)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def parse_sdparm_write_cache(text):
+    """``sdparm --get=WCE --quiet``: 'WCE  1  [cha: y, def:  1, sav:  1]'."""
+    match = re.search(r"^\s*WCE\s+(\d+)", text or "", re.M)
+    return None if not match else match.group(1) != "0"
+
+
+WRITE_CACHE_PARSERS = {
+    "hdparm": parse_hdparm_write_cache,
+    "nvme": parse_nvme_write_cache,
+    "sdparm": parse_sdparm_write_cache,
+}
+
+
+def sysfs_write_cache(value):
+    """Kernel view from queue/write_cache: True for 'write back', False for 'write through'."""
+    return {"write back": True, "write through": False}.get((value or "").strip())
+
+
+def faster_cache_setting(on_iops, off_iops):
+    """'on' or 'off', whichever measured more sync IOPS (Ceph docs: keep the winner)."""
+    return "on" if on_iops >= off_iops else "off"
+
+
+# --------------------------------------------------------------------------- processes
+
+def run_processes(argvs, timeout, stop_after=None, grace=10):
+    """Run probes side by side; return [(rc, stdout, stderr, timed_out)] in order.
+
+    ``stop_after`` seconds ends a run normally with SIGINT (dd prints its statistics);
+    ``timeout`` seconds ends it with SIGTERM, then SIGKILL after ``grace``. Any exception
+    while waiting (ProbeInterrupted) kills the probes before it propagates, so no writer
+    outlives the module. Output goes to temporary files: fio's JSON for many disks can
+    exceed a pipe buffer.
+    """
+    env = dict(os.environ, LC_ALL="C")
+    files, procs = [], []
+    try:
+        for argv in argvs:
+            out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+            files.append((out, err))
+            procs.append(subprocess.Popen(argv, stdout=out, stderr=err, env=env, close_fds=True))
+        start = time.monotonic()
+        timed_out = [False] * len(procs)
+        stopped = stop_after is None
+        while any(p.poll() is None for p in procs):
+            elapsed = time.monotonic() - start
+            if not stopped and elapsed >= stop_after:
+                _signal_all(procs, signal.SIGINT)
+                stopped = True
+            if elapsed >= timeout:
+                for index, proc in enumerate(procs):
+                    timed_out[index] = proc.poll() is None
+                _signal_all(procs, signal.SIGTERM)
+                _wait_all(procs, grace)
+                _signal_all(procs, signal.SIGKILL)
+                _wait_all(procs, grace)
+                break
+            time.sleep(0.05)
+    except BaseException:
+        _signal_all(procs, signal.SIGKILL)
+        _wait_all(procs, grace)
+        raise
+    finally:
+        results = []
+        for proc, (out, err) in zip(procs, files):
+            out.seek(0)
+            err.seek(0)
+            results.append((proc.returncode, out.read().decode("utf-8", "replace"),
+                            err.read().decode("utf-8", "replace")))
+            out.close()
+            err.close()
+    return [result + (flag,) for result, flag in zip(results, timed_out)]
+
+
+def _signal_all(procs, signum):
+    for proc in procs:
+        if proc.poll() is None:
+            try:
+                proc.send_signal(signum)
+            except OSError:
+                pass
+
+
+def _wait_all(procs, seconds):
+    deadline = time.monotonic() + seconds
+    for proc in procs:
+        try:
+            proc.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            pass
+
+
+# --------------------------------------------------------------------------- orchestration
+
+ADAPTIVE_MAX_STAGES = 3
+
+
+class Prober:
+    """Probes a set of available disks and always cleans up after itself.
+
+    ``run_command(argv)`` -> (rc, out, err) runs the short commands (zeroing, cache
+    switches); probes go through ``run_processes``. Results are keyed by kernel name.
+    """
+
+    def __init__(self, run_command, settings):
+        self.run_command = run_command
+        self.s = settings
+        self.written = set()
+        self.fio_version = None
+
+    # ---- planning
+
+    def probe_commands(self, disks, options=None, runtime=None, numjobs=1):
+        """[(names, argv)]: one command for all disks, or one per disk when not parallel."""
+        options = options or self.s["options"]
+        runtime = runtime or self.s["runtime"]
+        if self.s["method"] == "dd":
+            return [([d["name"]], dd_command(d["path"], self.s["region"])) for d in disks]
+        groups = [disks] if self.s["parallel"] else [[d] for d in disks]
+        return [([d["name"] for d in group],
+                 fio_command(self.s["fio"], [(d["name"], d["path"]) for d in group],
+                             options, runtime, self.s["region"], numjobs))
+                for group in groups if group]
+
+    # ---- measuring
+
+    def measure(self, disks, options=None, runtime=None, numjobs=1):
+        """{name: {"measurement"|"error": ...}, "command": argv} for one probe of the disks."""
+        runtime = runtime or self.s["runtime"]
+        commands = self.probe_commands(disks, options, runtime, numjobs)
+        self.written.update(d["name"] for d in disks)
+        batches = [commands] if self.s["parallel"] else [[c] for c in commands]
+        outcomes = {}
+        for batch in batches:
+            if self.s["method"] == "dd":
+                runs = run_processes([argv for _names, argv in batch], runtime + self.s["timeout"], stop_after=runtime)
+                for (names, argv), (rc, _out, err, timed_out) in zip(batch, runs):
+                    outcome = dd_outcome(rc, err) if not timed_out else {"error": "dd did not stop; killed"}
+                    outcomes[names[0]] = dict(outcome, command=argv)
+                continue
+            for names, argv in batch:
+                rc, out, err, timed_out = run_processes([argv], self.s["timeout"])[0]
+                if timed_out:
+                    found = dict((n, {"error": "fio did not finish within %d s; killed" % self.s["timeout"]}) for n in names)
+                else:
+                    found, version = fio_outcome(rc, out, err, names, runtime)
+                    self.fio_version = version or self.fio_version
+                for name in names:
+                    outcomes[name] = dict(found[name], command=argv)
+        return outcomes
+
+    def measure_main(self, disks):
+        """The verdict probe: full length, or adaptive stages with a full-length fallback."""
+        final, stages = {}, dict((d["name"], []) for d in disks)
+        pending = list(disks)
+        if self.s["adaptive"]:
+            for _stage in range(ADAPTIVE_MAX_STAGES):
+                if not pending:
+                    break
+                outcomes = self.measure(pending, runtime=self.s["stage_seconds"])
+                still = []
+                for disk in pending:
+                    outcome = outcomes[disk["name"]]
+                    if "measurement" in outcome:
+                        stages[disk["name"]].append(outcome["measurement"])
+                    if "error" in outcome or decided_early(
+                            stages[disk["name"]], self.s["thresholds"], self.s["margin"], self.s["tolerance"]):
+                        final[disk["name"]] = outcome
+                    else:
+                        still.append(disk)
+                pending = still
+        if pending:
+            final.update(self.measure(pending))
+        for disk in disks:
+            name = disk["name"]
+            probed = sum(m["runtime_ms"] for m in stages[name])
+            if "measurement" in final[name] and final[name]["measurement"] not in stages[name]:
+                probed += final[name]["measurement"]["runtime_ms"]
+            final[name]["adaptive"] = {
+                "enabled": self.s["adaptive"],
+                "stages": len(stages[name]),
+                "decided_early": bool(stages[name]) and final[name].get("measurement") is stages[name][-1],
+                "seconds_probed": round(probed / 1000.0, 1),
+            }
+        return final
+
+    def journal_ramp(self, disks, first):
+        """Seed 003's ramp: numjobs 1, 2, 4, ... per disk until the gain falls under min_gain."""
+        steps = dict((d["name"], [_step(1, first[d["name"]])]) for d in disks)
+        errors = {}
+        ramping = list(disks)
+        while ramping:
+            numjobs = next_numjobs(steps[ramping[0]["name"]], self.s["min_gain"], self.s["max_numjobs"])
+            ramping = [d for d in ramping
+                       if next_numjobs(steps[d["name"]], self.s["min_gain"], self.s["max_numjobs"]) == numjobs]
+            if numjobs is None or not ramping:
+                break
+            outcomes = self.measure(ramping, numjobs=numjobs)
+            for disk in ramping:
+                outcome = outcomes[disk["name"]]
+                if "error" in outcome:
+                    errors[disk["name"]] = outcome["error"]
+                else:
+                    steps[disk["name"]].append(_step(numjobs, outcome["measurement"]))
+            ramping = [d for d in ramping if d["name"] not in errors]
+        return dict((name, {
+            "steps": found,
+            "saturated_at": saturated_at(found, self.s["min_gain"]),
+            "error": errors.get(name),
+        }) for name, found in steps.items())
+
+    def plp_hints(self, disks, measured):
+        outcomes = self.measure(disks, options=unsynced(self.s["options"]), runtime=self.s["plp_runtime"])
+        hints = {}
+        for disk in disks:
+            outcome = outcomes[disk["name"]]
+            if "error" in outcome:
+                hints[disk["name"]] = {"unsynced_iops": None, "ratio": None, "hint": None, "error": outcome["error"]}
+            else:
+                hints[disk["name"]] = dict(plp_hint(measured[disk["name"]]["write_iops"],
+                                                    outcome["measurement"]["write_iops"]), error=None)
+        return hints
+
+    def compare_write_cache(self, disks, caches, measured):
+        """Measure each disk with its write cache switched the other way, then switch it back."""
+        comparisons, switched = {}, []
+        try:
+            for disk in disks:
+                cache = caches[disk["name"]]
+                if cache["enabled"] is None:
+                    comparisons[disk["name"]] = {"error": "write cache state unknown; not switched"}
+                    continue
+                error = self.set_write_cache(disk, cache["tool"], not cache["enabled"])
+                if error:
+                    comparisons[disk["name"]] = {"error": error}
+                    continue
+                switched.append(disk)
+            outcomes = self.measure(switched) if switched else {}
+        finally:
+            for disk in switched:
+                error = self.set_write_cache(disk, caches[disk["name"]]["tool"], caches[disk["name"]]["enabled"])
+                comparisons[disk["name"]] = {"restored": error is None, "restore_error": error}
+        for disk in switched:
+            name, original = disk["name"], caches[disk["name"]]["enabled"]
+            outcome = outcomes[name]
+            if "error" in outcome:
+                comparisons[name]["error"] = outcome["error"]
+                continue
+            here, other = measured[name]["write_iops"], outcome["measurement"]["write_iops"]
+            on_iops, off_iops = (here, other) if original else (other, here)
+            comparisons[name].update(on_iops=on_iops, off_iops=off_iops, faster=faster_cache_setting(on_iops, off_iops),
+                                     original="on" if original else "off", error=None)
+        return comparisons
+
+    def probe_all(self, disks):
+        """{name: result fields} for every disk; regions are zeroed and write caches restored
+        whatever happens, and an interrupt turns every unfinished disk into an error."""
+        results = dict((d["name"], {"write_cache": self.read_write_cache(d)}) for d in disks)
+        try:
+            main = self.measure_main(disks)
+            for disk in disks:
+                results[disk["name"]].update(main[disk["name"]])
+            good = [d for d in disks if "measurement" in main[d["name"]]]
+            measured = dict((d["name"], main[d["name"]]["measurement"]) for d in good)
+            if good and self.s["mode"] == "journal":
+                for name, ramp in self.journal_ramp(good, measured).items():
+                    results[name]["journal"] = ramp
+            if good and self.s["plp_runtime"] and self.s["method"] == "fio":
+                for name, hint in self.plp_hints(good, measured).items():
+                    results[name]["plp"] = hint
+            if good and self.s["compare_write_cache"]:
+                caches = dict((d["name"], results[d["name"]]["write_cache"]) for d in good)
+                for name, comparison in self.compare_write_cache(good, caches, measured).items():
+                    results[name]["write_cache_comparison"] = comparison
+        except ProbeInterrupted as exc:
+            for disk in disks:
+                results[disk["name"]].setdefault("error", str(exc))
+                results[disk["name"]].pop("measurement", None)
+        finally:
+            zero_errors = self.zero_written(disks)
+        for name, error in zero_errors.items():
+            results[name]["zeroed"] = error is None
+            if error:
+                results[name]["error"] = "; ".join(e for e in (results[name].get("error"), error) if e)
+                results[name].pop("measurement", None)
+        return results
+
+    # ---- write cache
+
+    def read_write_cache(self, disk):
+        """{"tool", "enabled", "volatile", "kernel_view"} of one disk; reading never writes."""
+        tool = write_cache_tool(disk["transport"])
+        kernel_view = disk.get("write_cache")
+        cache = {"tool": tool, "kernel_view": kernel_view, "enabled": sysfs_write_cache(kernel_view), "volatile": None}
+        if tool == "sysfs":
+            cache["volatile"] = cache["enabled"]
+            return cache
+        rc, out, err = self.run_command(write_cache_read_command(tool, disk["path"]))
+        cache["enabled"] = WRITE_CACHE_PARSERS[tool](out) if rc == 0 else None
+        if tool == "nvme":
+            rc, out, err = self.run_command(["nvme", "id-ctrl", disk["path"], "--output-format=json"])
+            cache["volatile"] = parse_nvme_vwc(out) if rc == 0 else None
+        else:
+            # ATA and SCSI drives report only whether the cache is on; an enabled cache is volatile
+            # unless the drive has power-loss protection, which they do not report.
+            cache["volatile"] = cache["enabled"]
+        return cache
+
+    def set_write_cache(self, disk, tool, enabled):
+        """None on success, else the error text."""
+        if tool == "sysfs":
+            try:
+                with open("/sys/block/%s/queue/write_cache" % disk["name"], "w") as handle:
+                    handle.write("write back" if enabled else "write through")
+            except (IOError, OSError) as exc:
+                return "cannot set queue/write_cache: %s" % exc
+            return None
+        rc, out, err = self.run_command(write_cache_set_command(tool, disk["path"], enabled))
+        return None if rc == 0 else "%s failed (rc=%s): %s" % (tool, rc, (err or out).strip())
+
+    # ---- cleanup
+
+    def zero_written(self, disks):
+        """{name: error or None} after zeroing the region of every disk a probe wrote to."""
+        errors = {}
+        for disk in disks:
+            if disk["name"] in self.written:
+                rc, out, err = self.run_command(zero_command(disk["path"], self.s["region"]))
+                errors[disk["name"]] = None if rc == 0 else "could not zero the probe region (rc=%s): %s" % (
+                    rc, (err or out).strip())
+        return errors
+
+
+def _step(numjobs, measurement):
+    return {"numjobs": numjobs, "write_iops": measurement["write_iops"],
+            "write_bw_bytes": measurement["write_bw_bytes"]}
+
+
+# --------------------------------------------------------------------------- results
+
+def empty_result(device, disk=None):
+    """Every key a result carries (see the module's RETURN), unmeasured."""
+    disk = disk or {}
+    return {
+        "device": device, "name": disk.get("name"), "model": disk.get("model"),
+        "serial": disk.get("serial"), "transport": disk.get("transport"),
+        "rotational": disk.get("rotational"),
+        "verdict": None, "reasons": [], "method": None, "mode": None, "command": None,
+        "fio_version": None, "write_iops": None, "write_bw_bytes": None, "total_ios": None,
+        "runtime_ms": None, "latency_us": None, "p99_sync_latency_ms": None, "adaptive": None,
+        "journal": None, "plp": None, "write_cache": None, "write_cache_comparison": None,
+        "region": None, "written": False, "zeroed": None,
+    }
+
+
+def refused_result(device, reasons, disk=None):
+    return dict(empty_result(device, disk), verdict="refused", reasons=list(reasons))
+
+
+def planned_result(disk, settings, command):
+    return dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
+                command=command, region=_region_dict(settings["region"]),
+                reasons=["check mode: would probe the region and zero it afterwards"])
+
+
+def probe_result(disk, outcome, settings, fio_version):
+    """The result of a probed disk: a verdict from the measurement, or error with its cause."""
+    result = dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
+                  region=_region_dict(settings["region"]), written=True,
+                  fio_version=fio_version if settings["method"] == "fio" else None)
+    for key in ("command", "adaptive", "journal", "plp", "write_cache", "write_cache_comparison", "zeroed"):
+        if key in outcome:
+            result[key] = outcome[key]
+    measurement = outcome.get("measurement")
+    if measurement is None:
+        result.update(verdict="error", reasons=[outcome.get("error") or "no measurement"])
+        return result
+    for key in ("write_iops", "write_bw_bytes", "total_ios", "runtime_ms", "latency_us"):
+        result[key] = measurement[key]
+    result["p99_sync_latency_ms"] = p99_sync_latency_ms(measurement)
+    result["verdict"], result["reasons"] = verdict(measurement, settings["thresholds"])
+    return result
+
+
+def _region_dict(region):
+    return {"offset": region[0], "length": region[1]}

@@ -1,0 +1,471 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: sync_write_probe
+short_description: Measure sync-write performance of blank disks and judge them for Ceph OSDs
+version_added: 0.1.0
+description:
+  - Every Ceph write returns only once it is durable (fsync or O_DSYNC), so the sync-write
+    rate of a drive, not its datasheet IOPS, decides whether it can carry an OSD. This module
+    measures it with fio and gives each disk a verdict, V(suitable), V(marginal),
+    V(unsuitable), V(refused) or V(error), with human-readable reasons.
+  - The default probe is 4 KiB random writes at queue depth 1 with an fsync after each write
+    (C(--ioengine=libaio --direct=1 --fsync=1 --bs=4k --iodepth=1 --rw=randwrite)) for 15
+    seconds. O(mode=journal) runs the journal test instead (sequential O_DSYNC writes) and
+    ramps C(numjobs) 1, 2, 4, ... until the gain falls under O(journal_min_gain).
+    Every fio parameter can be changed with O(fio_options); the exact fio command line is
+    returned with each result.
+  - All disks are probed side by side in one fio run (one job section per disk, each
+    reporting on its own), so a host with twelve disks takes about as long as one.
+  - Safety. It writes only to disks that M(cephops.osd_tuning.disk_facts) calls available
+    (no partitions, signatures, LVM, md, BlueStore label, holders, mounts, swap, not the root
+    disk, not read-only). Any other disk gets V(refused) with the reasons and is not touched;
+    the others are still probed. Writes stay inside the probe region (O(region_offset_mib),
+    O(region_size_mib)), and afterwards the region is zeroed (C(blkdiscard --zeroout)), so
+    ceph-volume still sees a blank disk.
+  - fio failing, printing no JSON, a job reporting an error, a disk that disappears, a run
+    longer than O(timeout) (fio is killed) and a termination signal to the module each give
+    V(error) with the cause, never a verdict.
+  - Also reports the volatile write cache of each disk, a power-loss protection hint from a
+    short probe without fsync, and optionally (O(compare_write_cache)) which cache setting
+    gives more sync IOPS.
+  - How the default thresholds were chosen is explained in the collection's
+    C(docs/gate_thresholds.md); no public standard exists.
+author:
+  - cephops maintainers (@cephops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+options:
+  devices:
+    description:
+      - Disks to probe, as kernel names (V(sdb)), C(/dev) paths or C(/dev/disk/by-id) links.
+      - A device that does not exist or is a partition is V(refused) with the reason.
+    type: list
+    elements: str
+    required: true
+  mode:
+    description:
+      - V(randwrite) probes 4 KiB random writes with an fsync after each (what an OSD does).
+      - V(journal) probes sequential 4 KiB O_DSYNC writes (C(--sync=1 --rw=write)) and then
+        ramps C(numjobs) to find where the disk saturates. The verdict uses the one-job step.
+    type: str
+    choices: [randwrite, journal]
+    default: randwrite
+  runtime:
+    description:
+      - Seconds of each full-length probe (each journal ramp step too).
+    type: int
+    default: 15
+  min_iops:
+    description:
+      - Sync write IOPS a disk needs for V(suitable).
+    type: int
+    default: 5000
+  marginal_min_iops:
+    description:
+      - Sync write IOPS a disk needs for V(marginal); below it is V(unsuitable).
+    type: int
+    default: 1000
+  max_p99_sync_latency_ms:
+    description:
+      - Largest 99th percentile sync latency (fsync latency, or write completion latency
+        with O_DSYNC) for V(suitable), in milliseconds.
+    type: float
+    default: 1.0
+  marginal_max_p99_sync_latency_ms:
+    description:
+      - Largest 99th percentile sync latency for V(marginal), in milliseconds.
+    type: float
+    default: 5.0
+  parallel:
+    description:
+      - Probe all disks in one fio run side by side. V(false) probes them one after another,
+        which avoids a shared controller or CPU limiting the figures.
+    type: bool
+    default: true
+  adaptive:
+    description:
+      - Probe in short stages of O(adaptive_stage_seconds) (at most three) and stop a disk
+        early once two consecutive stages agree within O(adaptive_tolerance) and the last one lies outside
+        [limit / O(adaptive_margin), limit * O(adaptive_margin)] for every threshold. A disk
+        still undecided then gets the full-length probe, whose result is the verdict.
+    type: bool
+    default: false
+  adaptive_stage_seconds:
+    description:
+      - Length of one adaptive stage in seconds.
+    type: int
+    default: 2
+  adaptive_margin:
+    description:
+      - Factor by which a stage must clear every threshold to decide early; must exceed 1.
+    type: float
+    default: 1.5
+  adaptive_tolerance:
+    description:
+      - Largest change of IOPS between two consecutive stages, as a share of the larger,
+        for a disk to count as steady enough to decide early; between 0 and 1.
+    type: float
+    default: 0.3
+  fio_options:
+    description:
+      - fio options that replace or add to the mode's job options, without the leading
+        dashes (key V(bs) and value V(16k) for C(--bs=16k)); a V(null) value removes an option.
+      - Options that decide where and how long the probe writes (C(filename), C(offset),
+        C(size), C(runtime), C(numjobs), ...) are set by the module and refused here.
+    type: dict
+    default: {}
+  region_offset_mib:
+    description:
+      - Start of the probe region in MiB from the start of the disk. The default keeps it
+        clear of every signature at the start and the end of a disk.
+    type: int
+    default: 1024
+  region_size_mib:
+    description:
+      - Size of the probe region in MiB; all writes stay inside it and it is zeroed afterwards.
+    type: int
+    default: 512
+  timeout:
+    description:
+      - Seconds one probe run may take before it is killed and its disks get V(error).
+        Defaults to O(runtime) plus 60.
+    type: int
+  method:
+    description:
+      - V(fio), or V(dd) (C(oflag=direct,dsync), sequential, IOPS and mean latency only).
+        V(auto) uses fio when installed, else dd, and says so in each result's C(method).
+    type: str
+    choices: [auto, fio, dd]
+    default: auto
+  plp_runtime:
+    description:
+      - Seconds of a probe without fsync after the main one, which gives the
+        fsync/no-fsync ratio (power-loss protection hint). V(0) skips it. fio only.
+    type: int
+    default: 3
+  compare_write_cache:
+    description:
+      - Measure once more with the write cache switched the other way (C(hdparm -W) for ATA,
+        C(nvme set-feature) feature 6 for NVMe, C(sdparm WCE) for SCSI, and the kernel's
+        C(queue/write_cache) for other disks), report which is faster, and always switch it
+        back. Changes are not saved to the drive.
+    type: bool
+    default: false
+  journal_min_gain:
+    description:
+      - In O(mode=journal), stop ramping when doubling numjobs raised IOPS by less than this
+        share.
+    type: float
+    default: 0.1
+  journal_max_numjobs:
+    description:
+      - Largest numjobs of the journal ramp.
+    type: int
+    default: 16
+notes:
+  - Must run as root. Needs fio (or dd), blkdiscard and wipefs on the host.
+  - Writes random data to the probe region of each available disk and zeroes it afterwards;
+    run it before OSDs are deployed, never on disks holding data.
+  - In check mode nothing is written; results list the fio command line each disk would get
+    and the disks that would be refused.
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+seealso:
+  - module: cephops.osd_tuning.disk_facts
+  - name: Ceph hardware recommendations, write caches
+    description: Why sync writes matter and why to measure with and without the write cache.
+    link: https://docs.ceph.com/en/latest/start/hardware-recommendations/
+"""
+
+EXAMPLES = r"""
+- name: Probe the disks meant for OSDs
+  cephops.osd_tuning.sync_write_probe:
+    devices: "{{ devices }}"
+  register: probe
+
+- name: Stop when a disk is not good enough
+  ansible.builtin.assert:
+    that: probe.results | rejectattr('verdict', 'in', ['suitable', 'marginal']) | list | length == 0
+    fail_msg: "{{ probe.results | rejectattr('verdict', 'in', ['suitable', 'marginal']) | map(attribute='reasons') | list }}"
+
+- name: Quick fleet pass, stopping early when the verdict is clear
+  cephops.osd_tuning.sync_write_probe:
+    devices: [/dev/sdb, /dev/sdc, /dev/nvme0n1]
+    adaptive: true
+
+- name: Journal test of seed 003 and which write cache setting is faster
+  cephops.osd_tuning.sync_write_probe:
+    devices: [/dev/disk/by-id/wwn-0x5002538e40a1b2c3]
+    mode: journal
+    runtime: 30
+    compare_write_cache: true
+"""
+
+RETURN = r"""
+results:
+  description: One entry per device in O(devices), in order.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    device:
+      description: Device node of the disk, or the name as given when it did not resolve.
+      type: str
+      sample: /dev/sdb
+    name:
+      description: Kernel name, null when the device did not resolve.
+      type: str
+      sample: sdb
+    model:
+      description: Model string.
+      type: str
+      sample: INTEL SSDSC2BB016T4
+    serial:
+      description: Serial number.
+      type: str
+    transport:
+      description: Transport as M(cephops.osd_tuning.disk_facts) reports it.
+      type: str
+      sample: sata
+    rotational:
+      description: Whether the kernel treats the disk as rotational.
+      type: bool
+    verdict:
+      description: V(suitable), V(marginal), V(unsuitable), V(refused) or V(error);
+        null in check mode for a disk that would be probed.
+      type: str
+      sample: suitable
+    reasons:
+      description: Why, one sentence per threshold, refusal reason or error.
+      type: list
+      elements: str
+      sample: [write IOPS 8713 >= 5000, p99 sync latency 0.265 ms <= 1 ms]
+    method:
+      description: V(fio) or V(dd).
+      type: str
+      sample: fio
+    mode:
+      description: V(randwrite) or V(journal).
+      type: str
+    command:
+      description: The argv of the probe run that gave the verdict (shared by all disks of a
+        parallel run); in check mode the one that would run.
+      type: list
+      elements: str
+      sample: [fio, --output-format=json, --allow_file_create=0, --time_based, --runtime=15,
+               --offset=1073741824, --size=536870912, --ioengine=libaio, --direct=1, --fsync=1,
+               --bs=4k, --iodepth=1, --rw=randwrite, --name=sdb, --filename=/dev/sdb]
+    fio_version:
+      description: Version fio reported.
+      type: str
+      sample: fio-3.33
+    write_iops:
+      description: Sync write IOPS (summed over a disk's jobs).
+      type: float
+      sample: 8713.0
+    write_bw_bytes:
+      description: Write bandwidth in bytes per second.
+      type: int
+    total_ios:
+      description: Writes completed.
+      type: int
+    runtime_ms:
+      description: How long the measuring run wrote, in milliseconds.
+      type: int
+    latency_us:
+      description: Latency in microseconds, C(completion) (write completion, clat) and C(sync)
+        (fsync, null with O_DSYNC), each with C(mean), C(p50), C(p99) and C(p99_9).
+      type: dict
+      sample: {completion: {mean: 49.9, p50: 44.0, p99: 113.0, p99_9: 182.0},
+               sync: {mean: 108.5, p50: 96.0, p99: 265.0, p99_9: 355.0}}
+    p99_sync_latency_ms:
+      description: The latency the thresholds judge, the sync p99 (the completion p99 with
+        O_DSYNC), in milliseconds.
+      type: float
+      sample: 0.265
+    adaptive:
+      description: C(enabled), C(stages) run, C(decided_early) and C(seconds_probed).
+      type: dict
+      sample: {enabled: true, stages: 2, decided_early: true, seconds_probed: 4.0}
+    journal:
+      description: In O(mode=journal), C(steps) (C(numjobs), C(write_iops), C(write_bw_bytes)),
+        C(saturated_at) (numjobs after which more gained less than O(journal_min_gain), null
+        when the ramp ended first) and C(error).
+      type: dict
+      sample: {steps: [{numjobs: 1, write_iops: 5854, write_bw_bytes: 23980000},
+                       {numjobs: 2, write_iops: 10924, write_bw_bytes: 44745000}],
+               saturated_at: null, error: null}
+    plp:
+      description: Power-loss protection hint, C(unsynced_iops), C(ratio) (sync / unsynced
+        IOPS) and C(hint); C(error) when the short probe failed.
+      type: dict
+      sample: {unsynced_iops: 9000.0, ratio: 0.968, hint: "fsync costs little (ratio 0.968):
+               consistent with power-loss protection", error: null}
+    write_cache:
+      description: C(tool) that reads the drive's cache (V(hdparm), V(nvme), V(sdparm) or
+        V(sysfs) when only the kernel's view exists), C(enabled), C(volatile) (a volatile
+        cache is present and on; for NVMe the vwc bit of id-ctrl) and C(kernel_view)
+        (queue/write_cache).
+      type: dict
+      sample: {tool: hdparm, enabled: true, volatile: true, kernel_view: write back}
+    write_cache_comparison:
+      description: With O(compare_write_cache), C(on_iops), C(off_iops), C(faster), C(original),
+        C(restored) (the original setting is back) and C(restore_error); C(error) when the
+        cache could not be switched or measured.
+      type: dict
+      sample: {on_iops: 574.0, off_iops: 1830.0, faster: "off", original: "on",
+               restored: true, restore_error: null, error: null}
+    region:
+      description: C(offset) and C(length) in bytes of the region the probe wrote.
+      type: dict
+      sample: {offset: 1073741824, length: 536870912}
+    written:
+      description: A probe wrote to the disk.
+      type: bool
+    zeroed:
+      description: The probe region was zeroed afterwards (null when nothing was written).
+      type: bool
+"""
+
+import signal
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe
+
+INTERRUPT_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+def _interrupt(signum, _frame):
+    # Later signals must not cut the cleanup (zeroing, cache restore) short.
+    for other in INTERRUPT_SIGNALS:
+        signal.signal(other, signal.SIG_IGN)
+    raise fio_probe.ProbeInterrupted(signum)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            devices=dict(type="list", elements="str", required=True),
+            mode=dict(type="str", choices=sorted(fio_probe.MODE_JOBS), default="randwrite"),
+            runtime=dict(type="int", default=15),
+            min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["min_iops"]),
+            marginal_min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["marginal_min_iops"]),
+            max_p99_sync_latency_ms=dict(
+                type="float", default=fio_probe.DEFAULT_THRESHOLDS["max_p99_sync_latency_ms"]),
+            marginal_max_p99_sync_latency_ms=dict(
+                type="float", default=fio_probe.DEFAULT_THRESHOLDS["marginal_max_p99_sync_latency_ms"]),
+            parallel=dict(type="bool", default=True),
+            adaptive=dict(type="bool", default=False),
+            adaptive_stage_seconds=dict(type="int", default=2),
+            adaptive_margin=dict(type="float", default=1.5),
+            adaptive_tolerance=dict(type="float", default=0.3),
+            fio_options=dict(type="dict", default={}),
+            region_offset_mib=dict(type="int", default=fio_probe.REGION_OFFSET_MIB),
+            region_size_mib=dict(type="int", default=fio_probe.REGION_SIZE_MIB),
+            timeout=dict(type="int"),
+            method=dict(type="str", choices=["auto", "fio", "dd"], default="auto"),
+            plp_runtime=dict(type="int", default=3),
+            compare_write_cache=dict(type="bool", default=False),
+            journal_min_gain=dict(type="float", default=0.1),
+            journal_max_numjobs=dict(type="int", default=16),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    thresholds = dict((key, params[key]) for key in fio_probe.DEFAULT_THRESHOLDS)
+    try:
+        fio_probe.check_thresholds(thresholds)
+        options = fio_probe.job_options(params["mode"], params["fio_options"])
+    except ValueError as exc:
+        module.fail_json(msg=str(exc))
+    for key in ("runtime", "adaptive_stage_seconds", "region_size_mib"):
+        if params[key] < 1:
+            module.fail_json(msg="%s must be at least 1" % key)
+    if params["adaptive_margin"] <= 1:
+        module.fail_json(msg="adaptive_margin must exceed 1")
+    if not 0 < params["adaptive_tolerance"] < 1:
+        module.fail_json(msg="adaptive_tolerance must lie between 0 and 1")
+
+    fio = module.get_bin_path("fio", required=params["method"] == "fio")
+    method = params["method"] if params["method"] != "auto" else ("fio" if fio else "dd")
+    module.get_bin_path("wipefs", required=True)
+    module.get_bin_path("blkdiscard", required=True)
+    settings = dict(
+        mode=params["mode"], method=method, fio=fio, options=options, runtime=params["runtime"],
+        region=fio_probe.region_bytes(params["region_offset_mib"], params["region_size_mib"]),
+        thresholds=thresholds, parallel=params["parallel"], adaptive=params["adaptive"],
+        stage_seconds=params["adaptive_stage_seconds"], margin=params["adaptive_margin"],
+        tolerance=params["adaptive_tolerance"],
+        timeout=params["timeout"] or params["runtime"] + 60, plp_runtime=params["plp_runtime"],
+        compare_write_cache=params["compare_write_cache"], min_gain=params["journal_min_gain"],
+        max_numjobs=params["journal_max_numjobs"],
+    )
+
+    def run(argv):
+        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+
+    # Resolve one by one so a bad name is refused without stopping the others.
+    entries, names = [], []
+    for spec in params["devices"]:
+        try:
+            name = blockdev.resolve_disk(spec)
+        except blockdev.DeviceError as exc:
+            entries.append((spec, fio_probe.refused_result(spec, [str(exc)])))
+            continue
+        if name not in names:
+            names.append(name)
+            entries.append((name, None))
+    disks = dict((d["name"], d) for d in blockdev.build_disks(blockdev.take_snapshot(run, names)))
+    region_end = sum(settings["region"])
+    probe = []
+    for key, refused in entries:
+        if refused is not None:
+            continue
+        disk = disks[key]
+        reasons = list(disk["reject_reasons"])
+        if disk["size_bytes"] < region_end:
+            reasons.append("smaller than the end of the probe region (%d bytes)" % region_end)
+        if reasons:
+            entries[entries.index((key, None))] = (key, fio_probe.refused_result(disk["path"], reasons, disk))
+        else:
+            probe.append(disk)
+
+    prober = fio_probe.Prober(run, settings)
+    if module.check_mode:
+        commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
+        planned = dict((d["name"], fio_probe.planned_result(d, settings, commands[d["name"]])) for d in probe)
+        for d in probe:
+            planned[d["name"]]["write_cache"] = prober.read_write_cache(d)
+        outcomes = {}
+    else:
+        for signum in INTERRUPT_SIGNALS:
+            signal.signal(signum, _interrupt)
+        outcomes = prober.probe_all(probe)
+        planned = {}
+    results = []
+    for key, refused in entries:
+        if refused is not None:
+            results.append(refused)
+        elif key in planned:
+            results.append(planned[key])
+        else:
+            results.append(fio_probe.probe_result(disks[key], outcomes[key], settings, prober.fio_version))
+    module.exit_json(changed=bool(prober.written), results=results)
+
+
+if __name__ == "__main__":
+    main()
