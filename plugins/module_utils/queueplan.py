@@ -73,7 +73,9 @@ def translate(value, legacy):
 
 
 def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=None):
-    """``{queues, rules, chosen}`` for block_queue, udev_queue_rules and the report.
+    """``{queues, rules, chosen, changing}`` for block_queue, udev_queue_rules and the report.
+
+    ``changing`` names the disks whose current value (as disk_facts reports it) differs.
 
     ``extra`` maps a value to more attributes that travel with it, for example
     ``{"mq-deadline": {"iosched/fifo_batch": 1}}``. Scheduler names are translated for
@@ -128,7 +130,9 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
         else:
             warnings.append("%s: no serial or WWN, so its udev rule cannot be clamped; the kernel will refuse "
                             "the class value at boot and keep its default" % disk["name"])
-    return dict(queues=queues, rules=rules, chosen=chosen, legacy=legacy, warnings=warnings)
+    changing = sorted(d["name"] for d in disks if d["name"] in chosen and str(chosen[d["name"]]["value"]) != str(
+        d.get(attribute)))
+    return dict(queues=queues, rules=rules, chosen=chosen, changing=changing, legacy=legacy, warnings=warnings)
 
 
 def _identity_match(disk):

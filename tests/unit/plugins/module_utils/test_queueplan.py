@@ -103,3 +103,11 @@ def test_clamp_without_identity_is_said():
 def test_zero_leaves_a_class_alone():
     assert queueplan.plan(ZOO, "max_sectors_kb", {"ssd": 0, "hdd": 64})["chosen"] == {
         "sdb": {"value": 64, "source": "class hdd"}}
+
+
+def test_changing_lists_disks_whose_value_differs():
+    disks = [dict(disk("sda", "sata"), max_sectors_kb=128, max_hw_sectors_kb=512),
+             dict(disk("sdb", "sata"), max_sectors_kb=64, max_hw_sectors_kb=512)]
+    assert queueplan.plan(disks, "max_sectors_kb", {"ssd": 64})["changing"] == ["sda"]
+    schedulers = [dict(disk("sda", "sata"), scheduler="mq-deadline"), dict(disk("nvme0n1", "nvme"), scheduler="none")]
+    assert queueplan.plan(schedulers, "scheduler", CLASSES)["changing"] == ["sda"]
