@@ -161,8 +161,8 @@ def main():
     except blockdev.DeviceError as exc:
         module.fail_json(msg=str(exc))
     page_kb = blockqueue.page_size_kb()
-    plans = dict((d["name"], readprobe.candidate_values(module.params["max_sectors_kb"], d["max_sectors_kb"],
-                                                       d["max_hw_sectors_kb"], page_kb)) for d in disks)
+    plans = dict((d["name"], readprobe.candidate_values(
+        module.params["max_sectors_kb"], d["max_sectors_kb"], d["max_hw_sectors_kb"], page_kb)) for d in disks)
     rounds = max(len(values) for values in plans.values()) if plans else 0
     region = min([module.params["region_size_mib"] * readprobe.MIB] + [d["size_bytes"] for d in disks])
 

@@ -108,6 +108,6 @@ def test_unknown_attribute_is_refused(queue):
 
 
 def test_every_error_of_a_disk_is_reported_together(queue):
-    changes, warnings, errors = blockqueue.plan_disk("sdb", queue("loop_none"),
-                                        {"scheduler": "cfq", "max_sectors_kb": 99999, "nr_requests": "x"})
+    changes, warnings, errors = blockqueue.plan_disk(
+        "sdb", queue("loop_none"), {"scheduler": "cfq", "max_sectors_kb": 99999, "nr_requests": "x"})
     assert len(errors) == 3

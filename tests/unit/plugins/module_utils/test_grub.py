@@ -35,8 +35,9 @@ def test_sets_into_the_target_and_drops_it_elsewhere(debian):
 
 
 def test_set_replaces_in_place_and_deduplicates():
-    new, before, after = grub.edit_text('GRUB_CMDLINE_LINUX="a elevator=cfq b elevator=noop"\n',
-                                   set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
+    new, before, after = grub.edit_text(
+        'GRUB_CMDLINE_LINUX="a elevator=cfq b elevator=noop"\n', set_args={"elevator": "deadline"},
+        target="GRUB_CMDLINE_LINUX")
     assert new == 'GRUB_CMDLINE_LINUX="a elevator=deadline b"\n'
     assert after == ["a", "elevator=deadline", "b"]
 

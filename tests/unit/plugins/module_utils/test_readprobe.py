@@ -35,8 +35,9 @@ def test_by_model_takes_medians_and_the_fastest_value():
         {"model": "MX100 256", "table": [{"max_sectors_kb": 64, "read_mib_s": 480.0}, {"max_sectors_kb": 512, "read_mib_s": 536.0}]},
     ]
     models = readprobe.by_model(results)
-    assert models["MX100 512"] == {"best": 64, "table": [{"max_sectors_kb": 64, "read_mib_s": 532.0, "disks": 2},
-                                                        {"max_sectors_kb": 512, "read_mib_s": 438.0, "disks": 2}]}
+    assert models["MX100 512"] == {"best": 64, "table": [
+        {"max_sectors_kb": 64, "read_mib_s": 532.0, "disks": 2},
+        {"max_sectors_kb": 512, "read_mib_s": 438.0, "disks": 2}]}
     assert models["MX100 256"]["best"] == 512
 
 
