@@ -354,6 +354,20 @@ def _first(*values):
     return None
 
 
+def _serial(props, attrs):
+    return _first(props.get("ID_SERIAL_SHORT"), attrs.get("device/serial"), attrs.get("serial"),
+                  attrs.get("device/vpd_pg80"))
+
+
+def identity_key(name):
+    """A key that follows a disk across reboots and renames: its WWN, else its serial, else
+    its kernel name. Reads only the few attributes it needs."""
+    attrs = _read_attrs(os.path.join(SYS_BLOCK, name), ("dev", "wwid", "device/wwid", "serial", "device/serial"))
+    props = parse_udev(_read(os.path.join(UDEV_DATA_DIR, "b" + attrs.get("dev", ""))) or "")[0]
+    wwn, serial = _wwn(props, attrs), _serial(props, attrs)
+    return "wwn:" + wwn if wwn else "serial:" + serial if serial else "name:" + name
+
+
 def _wwn(props, attrs):
     # ID_WWN, not ID_WWN_WITH_EXTENSION: udev rules of this collection match on ENV{ID_WWN}.
     wwn = props.get("ID_WWN")
@@ -410,8 +424,7 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
             "wwn": _wwn(props, attrs),
             "model": _first(attrs.get("device/model"), props.get("ID_MODEL")),
             "vendor": _first(attrs.get("device/vendor"), props.get("ID_VENDOR")),
-            "serial": _first(props.get("ID_SERIAL_SHORT"), attrs.get("device/serial"),
-                             attrs.get("serial"), attrs.get("device/vpd_pg80")),
+            "serial": _serial(props, attrs),
             "firmware": _first(attrs.get("device/firmware_rev"), attrs.get("device/rev"),
                                props.get("ID_REVISION")),
             "transport": detect_transport(name, block["sysfs_path"], props),

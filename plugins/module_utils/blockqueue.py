@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import os
 import resource
 
@@ -164,3 +165,29 @@ def _bound_max_sectors(name, value, state, clamp, page_kb, warnings, errors):
 def write_attribute(name, attr, value):
     with open(os.path.join(SYS_BLOCK, name, "queue", attr), "w") as handle:
         handle.write(value)
+
+
+# --------------------------------------------------------------------------- record of originals
+
+def load_record(text):
+    """The record of original values: ``{"disks": {identity key: {"name", "attributes"}}}``."""
+    record = json.loads(text) if text and text.strip() else {}
+    if not isinstance(record.get("disks", {}), dict):
+        raise ValueError("not a block queue record")
+    record.setdefault("disks", {})
+    return record
+
+
+def remember(record, key, name, changes):
+    """Keep the value each attribute had before the collection first changed it."""
+    for attr, before, _after in changes:
+        if before is None:  # a tunable of a scheduler that was not active: nothing to restore
+            continue
+        entry = record["disks"].setdefault(key, {"name": name, "attributes": {}})
+        entry["name"] = name
+        entry["attributes"].setdefault(attr, before)
+    return record
+
+
+def dump_record(record):
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"

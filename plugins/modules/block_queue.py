@@ -68,6 +68,19 @@ options:
         nearest bound and warn instead of failing.
     type: bool
     default: false
+  record:
+    description:
+      - A JSON file that keeps the value each attribute had before this collection first
+        changed it, per disk (by WWN, else serial, else kernel name), so O(restore) can set it
+        back. Later changes never overwrite an original already kept.
+    type: path
+  restore:
+    description:
+      - Set every disk in O(record) that is present back to its original values, then drop it
+        from the record (the file goes once empty). Disks not present stay in the record.
+      - Requires O(record); O(devices), O(attributes) and O(queues) are not used.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full
@@ -89,6 +102,17 @@ EXAMPLES = r"""
     attributes:
       scheduler: none
       max_sectors_kb: 64
+
+- name: Set the schedulers, keeping the originals for a rollback
+  cephops.osd_tuning.block_queue:
+    devices: [sdb, sdc]
+    attributes: {scheduler: none}
+    record: /var/lib/cephops-osd-tuning/block_queue.json
+
+- name: Roll back to the originals
+  cephops.osd_tuning.block_queue:
+    restore: true
+    record: /var/lib/cephops-osd-tuning/block_queue.json
 
 - name: Different settings per disk class, one call
   cephops.osd_tuning.block_queue:
@@ -112,6 +136,11 @@ actions:
   type: list
   elements: str
   sample: ["sdb: scheduler mq-deadline -> none"]
+missing:
+  description: Disks in the record that are not present on the host (O(restore) only).
+  returned: when restore=true
+  type: list
+  elements: str
 applied:
   description: Writes made before a write failed (only on failure).
   returned: failure
@@ -123,6 +152,9 @@ not_applied:
   type: list
   elements: str
 """
+
+import os
+import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, blockqueue
@@ -148,20 +180,38 @@ def main():
                 attributes=dict(type="dict", required=True),
             )),
             clamp=dict(type="bool", default=False),
+            record=dict(type="path"),
+            restore=dict(type="bool", default=False),
         ),
-        mutually_exclusive=[("devices", "queues"), ("attributes", "queues")],
-        required_one_of=[("devices", "queues")],
+        mutually_exclusive=[("devices", "queues"), ("attributes", "queues"), ("restore", "devices"),
+                            ("restore", "queues")],
+        required_one_of=[("devices", "queues", "restore")],
         required_together=[("devices", "attributes")],
+        required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
-
-    wanted = {}
+    record_path = module.params["record"]
     try:
-        for specs, attributes in _groups(module.params):
-            for name in blockdev.resolve_disks(specs):
-                wanted.setdefault(name, {}).update(attributes)
-    except blockdev.DeviceError as exc:
-        module.fail_json(msg=str(exc))
+        record = blockqueue.load_record(_read(record_path)) if record_path else None
+    except ValueError as exc:
+        module.fail_json(msg="%s: %s" % (record_path, exc))
+
+    wanted, keys, missing = {}, {}, []
+    if module.params["restore"]:
+        present = dict((blockdev.identity_key(name), name) for name in sorted(os.listdir(blockqueue.SYS_BLOCK)))
+        for key, entry in sorted(record["disks"].items()):
+            if key in present:
+                wanted[present[key]] = entry["attributes"]
+                keys[present[key]] = key
+            else:
+                missing.append("%s (%s)" % (entry["name"], key))
+    else:
+        try:
+            for specs, attributes in _groups(module.params):
+                for name in blockdev.resolve_disks(specs):
+                    wanted.setdefault(name, {}).update(attributes)
+        except blockdev.DeviceError as exc:
+            module.fail_json(msg=str(exc))
 
     page_kb = blockqueue.page_size_kb()
     plans, errors = {}, []
@@ -177,17 +227,23 @@ def main():
 
     pending = [(name, attr, before, after) for name in sorted(plans) for attr, before, after in plans[name]]
     result = dict(changed=bool(pending), actions=[_action(*write) for write in pending])
+    if module.params["restore"]:
+        result["missing"] = missing
     if not module.check_mode:
         applied = []
-        for index, (name, attr, before, after) in enumerate(pending):
-            try:
-                blockqueue.write_attribute(name, attr, after)
-            except (IOError, OSError) as exc:
-                module.fail_json(
-                    msg="%s: writing %s=%s failed: %s" % (name, attr, after, exc.strerror or exc),
-                    applied=applied, not_applied=[_action(*write) for write in pending[index:]],
-                    changed=bool(applied))
-            applied.append(_action(name, attr, before, after))
+        try:
+            for index, (name, attr, before, after) in enumerate(pending):
+                try:
+                    blockqueue.write_attribute(name, attr, after)
+                except (IOError, OSError) as exc:
+                    module.fail_json(
+                        msg="%s: writing %s=%s failed: %s" % (name, attr, after, exc.strerror or exc),
+                        applied=[_action(*write) for write in applied],
+                        not_applied=[_action(*write) for write in pending[index:]], changed=bool(applied))
+                applied.append((name, attr, before, after))
+        finally:
+            if record is not None:
+                _update_record(module, record_path, record, pending, applied, keys)
         for name in plans:
             _warn_on_kernel_rounding(module, name, plans[name])
 
@@ -199,6 +255,37 @@ def main():
         after="".join("%s %s: %s\n" % (name, attr, after) for name, attr, before, after in pending),
     )
     module.exit_json(**result)
+
+
+def _read(path):
+    try:
+        with open(path) as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None
+
+
+def _update_record(module, path, record, pending, applied, restored_keys):
+    """Keep the originals of what was written, or drop the disks a restore fully put back."""
+    if module.params["restore"]:
+        for name, key in restored_keys.items():
+            if all(write in applied for write in pending if write[0] == name):
+                record["disks"].pop(key)
+    else:
+        for name in sorted(set(write[0] for write in applied)):
+            blockqueue.remember(record, blockdev.identity_key(name), name,
+                                [(attr, before, after) for n, attr, before, after in applied if n == name])
+    if not record["disks"]:
+        if os.path.exists(path):
+            os.unlink(path)
+        return
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    fd, staged = tempfile.mkstemp(prefix=".cephops-", dir=directory)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(blockqueue.dump_record(record))
+    module.atomic_move(staged, path)
 
 
 def _warn_on_kernel_rounding(module, name, changes):

@@ -1,5 +1,6 @@
 """block_queue on real loop devices: values land in sysfs, bad input writes nothing."""
 
+import json
 import os
 
 import pytest
@@ -132,3 +133,29 @@ def test_partition_is_refused(loop_disks):
     result = ansible_module("block_queue", dict(devices=["/dev/%sp1" % disk.name], attributes={"scheduler": "none"}))
     assert result["failed"] is True
     assert "is a partition" in result["msg"]
+
+
+def test_record_keeps_first_originals_and_restore_puts_them_back(loop_disks, tmp_path):
+    disk = fresh(loop_disks())
+    record = tmp_path / "record.json"
+    original = queue_state(disk)
+    ansible_module("block_queue", dict(devices=[disk.name], attributes={"scheduler": "mq-deadline", "max_sectors_kb": 64},
+                                       record=str(record)))
+    ansible_module("block_queue", dict(devices=[disk.name], attributes={"max_sectors_kb": 128}, record=str(record)))
+    kept = json.loads(record.read_text())["disks"]["name:" + disk.name]["attributes"]
+    assert kept == {"scheduler": "none", "max_sectors_kb": original["max_sectors_kb"]}
+    check = ansible_module("block_queue", dict(restore=True, record=str(record)), check=True)
+    assert check["changed"] is True and record.exists() and sysfs(disk, "max_sectors_kb") == "128"
+    result = ansible_module("block_queue", dict(restore=True, record=str(record)))
+    assert result["changed"] is True, result
+    assert queue_state(disk) == original
+    assert not record.exists()
+    assert ansible_module("block_queue", dict(restore=True, record=str(record)))["changed"] is False
+
+
+def test_restore_keeps_disks_that_are_not_present(tmp_path):
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps({"disks": {"serial:GONE-0001": {"name": "sdx", "attributes": {"scheduler": "none"}}}}))
+    result = ansible_module("block_queue", dict(restore=True, record=str(record)))
+    assert result["changed"] is False and result["missing"] == ["sdx (serial:GONE-0001)"]
+    assert "GONE-0001" in record.read_text()
