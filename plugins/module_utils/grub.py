@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 CMDLINE_VARIABLES = ("GRUB_CMDLINE_LINUX", "GRUB_CMDLINE_LINUX_DEFAULT")
@@ -120,3 +121,40 @@ def args_satisfy(args, absent=(), present=None):
     if any(name in names for name in absent):
         return False
     return all("%s=%s" % (n, v) in args for n, v in (present or {}).items())
+
+
+# --------------------------------------------------------------------------- record for rollback
+
+def load_record(text):
+    """``{"removed": [args], "replaced": {name: [previous args]}}``, empty when there is no file."""
+    record = json.loads(text) if text and text.strip() else {}
+    record.setdefault("removed", [])
+    record.setdefault("replaced", {})
+    if not isinstance(record["removed"], list) or not isinstance(record["replaced"], dict):
+        raise ValueError("not a kernel command-line record")
+    return record
+
+
+def remember(record, absent, present, arg_lists):
+    """Add what this change removes or replaces, keeping what an earlier change recorded."""
+    before = [arg for args in arg_lists for arg in args]
+    known = set(arg_name(arg) for arg in record["removed"]) | set(record["replaced"])
+    for arg in before:
+        if arg_name(arg) in absent and arg_name(arg) not in known:
+            record["removed"].append(arg)
+    for name in present:
+        if name not in record["replaced"] and not any(arg_name(a) == name for a in record["removed"]):
+            record["replaced"][name] = [arg for arg in before if arg_name(arg) == name]
+    return record
+
+
+def restore_request(record):
+    """(absent, present) that undo a record: drop what was set, put back what was removed or replaced."""
+    previous = list(record["removed"]) + [arg for args in record["replaced"].values() for arg in args]
+    present = dict(arg.split("=", 1) for arg in previous if "=" in arg)
+    absent = [name for name in record["replaced"] if name not in present]
+    return absent, present
+
+
+def dump_record(record):
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"

@@ -66,6 +66,17 @@ options:
     description: Keep a timestamped copy of each file changed.
     type: bool
     default: true
+  record:
+    description:
+      - A JSON file that keeps, the first time this collection changes them, the arguments it
+        removed and the values it replaced, so O(restore) can put them back.
+    type: path
+  restore:
+    description:
+      - Put back what O(record) kept (remove the arguments set, restore the ones removed or
+        replaced), then delete the record. Requires O(record); O(absent) and O(present) are not used.
+    type: bool
+    default: false
 attributes:
   check_mode:
     support: full
@@ -80,6 +91,11 @@ EXAMPLES = r"""
   cephops.osd_tuning.kernel_cmdline:
     absent: [elevator]
   register: cmdline
+
+- name: Roll back what the collection changed
+  cephops.osd_tuning.kernel_cmdline:
+    restore: true
+    record: /var/lib/cephops-osd-tuning/kernel_cmdline.json
 
 - name: Tell when a reboot is due
   ansible.builtin.debug:
@@ -141,6 +157,28 @@ def _effective(module, files):
     return {"GRUB_CMDLINE_LINUX": linux.split(), "GRUB_CMDLINE_LINUX_DEFAULT": default.split()}, None
 
 
+def _load_record(module, path):
+    try:
+        return grub.load_record(_read(path) if os.path.exists(path) else "")
+    except ValueError as exc:
+        module.fail_json(msg="%s: %s" % (path, exc))
+
+
+def _save_record(module, path, record):
+    """Write the record atomically, or remove it when there is nothing left to undo."""
+    if not record or not (record["removed"] or record["replaced"]):
+        if os.path.exists(path):
+            os.unlink(path)
+        return
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    fd, staged = tempfile.mkstemp(prefix=".cephops-", dir=directory)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(grub.dump_record(record))
+    module.atomic_move(staged, path)
+
+
 def _update_command(module):
     for argv in (["update-grub"], ["grub-mkconfig", "-o", "/boot/grub/grub.cfg"],
                  ["grub2-mkconfig", "-o", "/boot/grub2/grub.cfg"]):
@@ -159,10 +197,17 @@ def main():
             defaults_file=dict(type="path", default="/etc/default/grub"),
             update=dict(type="bool", default=True),
             backup=dict(type="bool", default=True),
+            record=dict(type="path"),
+            restore=dict(type="bool", default=False),
         ),
+        mutually_exclusive=[("restore", "absent"), ("restore", "present")],
+        required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
     p = module.params
+    record = _load_record(module, p["record"]) if p["record"] else None
+    if p["restore"]:
+        p["absent"], p["present"] = grub.restore_request(record)
     present = dict((str(k), str(v)) for k, v in p["present"].items())
     bad = [n for n in list(p["absent"]) + list(present) if not n or "=" in n or " " in n]
     bad += ["%s=%s" % (n, v) for n, v in present.items() if not v or " " in v or '"' in v or "'" in v]
@@ -234,9 +279,15 @@ def main():
               for path in sorted(new_texts)],
     )
     if module.check_mode or not result["changed"]:
+        if p["restore"] and not result["changed"] and not module.check_mode:
+            _save_record(module, p["record"], None)
         module.exit_json(**result)
 
     update_argv = _update_command(module) if new_texts and p["update"] else None
+    if record is not None:
+        # Saved before the files change, so an interrupted run still knows what to undo.
+        _save_record(module, p["record"], None if p["restore"] else grub.remember(
+            record, p["absent"], present, [change["before"] for change in changes.values()]))
     for path in sorted(new_texts):
         if p["backup"]:
             result["backups"].append(module.backup_local(path))

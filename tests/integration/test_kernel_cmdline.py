@@ -1,5 +1,6 @@
 """kernel_cmdline on real files, sourced by the real sh (update-grub runs in the lab)."""
 
+import json
 import os
 
 import pytest
@@ -87,3 +88,15 @@ def test_host_without_grub_has_nothing_to_remove_but_cannot_set(tmp_path):
     assert cmdline(missing, absent=["elevator"])["changed"] is False
     result = cmdline(missing, present={"elevator": "noop"})
     assert result["failed"] is True and "does not exist; cannot set elevator" in result["msg"]
+
+
+def test_record_and_restore_put_elevator_back(defaults, tmp_path):
+    record = tmp_path / "kernel_cmdline.json"
+    cmdline(defaults, absent=["elevator"], record=str(record))
+    assert "elevator" not in defaults.read_text()
+    assert json.loads(record.read_text()) == {"removed": ["elevator=noop"], "replaced": {}}
+    result = cmdline(defaults, restore=True, record=str(record))
+    assert result["changed"] is True, result
+    assert "elevator=noop" in result["effective"]["GRUB_CMDLINE_LINUX"] + result["effective"]["GRUB_CMDLINE_LINUX_DEFAULT"]
+    assert not record.exists()
+    assert cmdline(defaults, restore=True, record=str(record))["changed"] is False
