@@ -2,7 +2,8 @@
 
 import pytest
 
-from conftest import ansible_module, run
+from conftest import ansible_module
+from loopdisk import run
 from ondisk import md_v1_0_superblock
 
 BLUESTORE_HEAD = b"bluestore block device\n"

@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from conftest import ansible_module, run
+from conftest import ansible_module
+from loopdisk import run
 
 FSTAB_HEAD = "# static file system information\n#\n"
 

@@ -12,7 +12,8 @@ import tempfile
 
 import pytest
 
-from conftest import ansible_module, run
+from conftest import ansible_module
+from loopdisk import run
 from test_disk_facts import NON_BLANK
 
 MIB = 1024 * 1024

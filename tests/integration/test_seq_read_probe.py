@@ -1,6 +1,7 @@
 """seq_read_probe on real loop devices: measures, never writes, always sets values back."""
 
-from conftest import ansible_module, run
+from conftest import ansible_module
+from loopdisk import run
 from test_disk_facts import make_gpt_partitions
 
 

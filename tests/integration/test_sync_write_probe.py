@@ -5,7 +5,8 @@ import signal
 import threading
 import time
 
-from conftest import ansible_module, run
+from conftest import ansible_module
+from loopdisk import run
 from test_disk_facts import NON_BLANK, facts, make_gpt_partitions
 
 MIB = 1024 ** 2
