@@ -14,13 +14,14 @@ usage: python3 bench/noatime.py [--fs xfs|ext4] [--files 5000] [--passes 5] [--r
 
 import argparse
 import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from benchlib import machine
 
 MODES = ("strictatime", "relatime", "noatime")
 NS_FLAG = "CEPHOPS_BENCH_IN_NS"
@@ -61,19 +62,6 @@ def one_run(loop, mnt, mode, paths, passes):
     finally:
         os.close(fd)
     return elapsed, (sectors_written(loop) - before) * 512
-
-
-def machine():
-    cpu = "unknown CPU"
-    try:
-        with open("/proc/cpuinfo") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return "%s, %d CPUs, Linux %s, Python %s" % (cpu, os.cpu_count(), platform.release(), platform.python_version())
 
 
 def bench(args):
