@@ -47,7 +47,7 @@ def table(title, header, rows, notes=()):
     print("machine: " + machine())
     print()
     print("| " + " | ".join(header) + " |")
-    print("|" + "|".join(" --- " for _ in header) + "|")
+    print("|" + " --- |" * len(header))
     for row in rows:
         print("| " + " | ".join(str(cell) for cell in row) + " |")
     for note in notes:

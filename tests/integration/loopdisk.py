@@ -8,6 +8,8 @@ import os
 import subprocess
 
 GIB = 1024 ** 3
+
+
 def run(argv, check=True):
     return subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"), check=check)
 
