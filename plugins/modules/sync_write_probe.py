@@ -171,6 +171,26 @@ options:
       - Largest numjobs of the journal ramp.
     type: int
     default: 16
+  cache_max_age:
+    description:
+      - Seconds a measured verdict (V(suitable), V(marginal), V(unsuitable)) stays valid in
+        O(cache_dir). A disk with a valid entry is not probed again; its stored result comes
+        back with C(cached) and C(cache_age_seconds). V(0) neither reads nor writes the cache.
+      - An entry belongs to the disk's identity (WWN or serial, firmware and size; a loop
+        device's backing file) and to every setting that shapes the measurement or the
+        verdict (mode, method, fio options, runtime, region, thresholds, adaptive, journal,
+        power-loss and write cache settings). A disk without a WWN, serial or backing file is
+        always probed.
+      - The refusal checks run first, always, so a disk that is no longer blank is V(refused)
+        whatever the cache holds. Errors and refusals are never stored. Check mode reads the
+        cache but never writes it.
+    type: int
+    default: 0
+  cache_dir:
+    description:
+      - Directory on the host that holds one JSON file per cached result (created mode 0700).
+    type: path
+    default: /var/cache/cephops-osd-tuning/gate
 notes:
   - Must run as root. Needs fio (or dd), blkdiscard and wipefs on the host.
   - Writes random data to the probe region of each available disk and zeroes it afterwards;
@@ -206,6 +226,11 @@ EXAMPLES = r"""
   cephops.osd_tuning.sync_write_probe:
     devices: [/dev/sdb, /dev/sdc, /dev/nvme0n1]
     adaptive: true
+
+- name: Probe again only disks whose result is older than a week or whose identity changed
+  cephops.osd_tuning.sync_write_probe:
+    devices: "{{ devices }}"
+    cache_max_age: 604800
 
 - name: Journal test of seed 003 and which write cache setting is faster
   cephops.osd_tuning.sync_write_probe:
@@ -333,8 +358,23 @@ results:
       description: C(offset) and C(length) in bytes of the region the probe wrote.
       type: dict
       sample: {offset: 1073741824, length: 536870912}
+    wwn:
+      description: WWN, as M(cephops.osd_tuning.disk_facts) reports it.
+      type: str
+    firmware:
+      description: Firmware revision.
+      type: str
+    size_bytes:
+      description: Size in bytes.
+      type: int
+    cached:
+      description: The result comes from the cache (O(cache_max_age)); nothing was measured now.
+      type: bool
+    cache_age_seconds:
+      description: Age of the cached result in seconds, null when measured now.
+      type: int
     written:
-      description: A probe wrote to the disk.
+      description: A probe wrote to the disk in this run.
       type: bool
     zeroed:
       description: The probe region was zeroed afterwards (null when nothing was written).
@@ -342,6 +382,7 @@ results:
 """
 
 import signal
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe
@@ -382,6 +423,8 @@ def main():
             compare_write_cache=dict(type="bool", default=False),
             journal_min_gain=dict(type="float", default=0.1),
             journal_max_numjobs=dict(type="int", default=16),
+            cache_max_age=dict(type="int", default=0),
+            cache_dir=dict(type="path", default="/var/cache/cephops-osd-tuning/gate"),
         ),
         supports_check_mode=True,
     )
@@ -395,6 +438,8 @@ def main():
     for key in ("runtime", "adaptive_stage_seconds", "region_size_mib"):
         if params[key] < 1:
             module.fail_json(msg="%s must be at least 1" % key)
+    if params["cache_max_age"] < 0:
+        module.fail_json(msg="cache_max_age must not be negative")
     if params["adaptive_margin"] <= 1:
         module.fail_json(msg="adaptive_margin must exceed 1")
     if not 0 < params["adaptive_tolerance"] < 1:
@@ -444,6 +489,18 @@ def main():
         else:
             probe.append(disk)
 
+    now = time.time()
+    keys, served = {}, {}
+    if params["cache_max_age"]:
+        for disk in probe:
+            identity = fio_probe.disk_identity(disk, _backing_file(disk["name"]))
+            if identity is not None:
+                keys[disk["name"]] = fio_probe.cache_key(identity, settings)
+                hit = fio_probe.read_cache(params["cache_dir"], keys[disk["name"]], now, params["cache_max_age"])
+                if hit:
+                    served[disk["name"]] = fio_probe.cached_result(disk, *hit)
+        probe = [d for d in probe if d["name"] not in served]
+
     prober = fio_probe.Prober(run, settings)
     if module.check_mode:
         commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
@@ -460,11 +517,39 @@ def main():
     for key, refused in entries:
         if refused is not None:
             results.append(refused)
+        elif key in served:
+            results.append(served[key])
         elif key in planned:
             results.append(planned[key])
         else:
             results.append(fio_probe.probe_result(disks[key], outcomes[key], settings, prober.fio_version))
+    if keys and not module.check_mode:
+        store_results(module, [r for r in results if r["name"] in outcomes], keys, now)
     module.exit_json(changed=bool(prober.written), results=results)
+
+
+def _backing_file(name):
+    """The file behind a loop device, its only stable identity."""
+    if not name.startswith("loop"):
+        return None
+    try:
+        with open("/sys/block/%s/loop/backing_file" % name) as handle:
+            return handle.read().strip() or None
+    except (IOError, OSError):
+        return None
+
+
+def store_results(module, measured, keys, now):
+    """Cache the verdicts measured now; a cache that cannot be written costs a re-probe
+    next time, never this run's results."""
+    cache_dir, max_age = module.params["cache_dir"], module.params["cache_max_age"]
+    fio_probe.prune_cache(cache_dir, now, max_age)
+    for result in measured:
+        if result["verdict"] in fio_probe.CACHEABLE_VERDICTS and result["name"] in keys:
+            try:
+                fio_probe.write_cache(cache_dir, keys[result["name"]], result, now)
+            except (IOError, OSError) as exc:
+                module.warn("could not cache the result of %s: %s" % (result["device"], exc))
 
 
 if __name__ == "__main__":

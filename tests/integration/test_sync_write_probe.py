@@ -229,3 +229,23 @@ def test_write_cache_comparison_restores_the_setting(loop_disks):
     with open(attr) as handle:
         assert handle.read() == before
     assert_blank_again(disk)
+
+
+def test_cache_serves_the_second_probe_and_check_mode_never_writes_it(loop_disks, tmp_path):
+    disk = loop_disks()
+    cache = dict(cache_dir=str(tmp_path / "cache"), cache_max_age=3600, **EASY)
+    planned = by_device(probe([disk], check=True, **cache))[disk.path]
+    assert planned["cached"] is False and not (tmp_path / "cache").exists()
+    measured = by_device(probe([disk], **cache))[disk.path]
+    assert (measured["verdict"], measured["cached"], measured["written"]) == ("suitable", False, True)
+    again = probe([disk], **cache)
+    served = by_device(again)[disk.path]
+    assert again["changed"] is False
+    assert (served["cached"], served["written"], served["write_iops"]) == (True, False, measured["write_iops"])
+    # Other thresholds are other settings: measured afresh.
+    stricter = dict(cache)
+    stricter["min_iops"] = 3
+    other = by_device(probe([disk], **stricter))[disk.path]
+    assert other["cached"] is False and other["written"] is True
+    make_gpt_partitions(disk)
+    assert by_device(probe([disk], **cache))[disk.path]["verdict"] == "refused"

@@ -27,6 +27,7 @@ def test_option_that_places_the_writes_is_refused(run_module):
      "marginal_max_p99_sync_latency_ms must not be below max_p99_sync_latency_ms"),
     ({"adaptive_margin": 1.0}, "adaptive_margin must exceed 1"),
     ({"runtime": 0}, "runtime must be at least 1"),
+    ({"cache_max_age": -1}, "cache_max_age must not be negative"),
 ])
 def test_inconsistent_settings_fail_before_any_probe(run_module, args, msg):
     result = run_module(sync_write_probe.main, dict(args, devices=[]))
