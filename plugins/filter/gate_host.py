@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+name: gate_host
+short_description: One host's disk gate decision from its candidates and probe jobs
+version_added: 0.1.0
+description:
+  - Joins the candidates of P(cephops.osd_tuning.gate_candidates#filter) with the results of the
+    asynchronous M(cephops.osd_tuning.sync_write_probe) jobs of the host (one job per disk
+    class) and decides which disks are approved.
+  - V(suitable) always passes, V(marginal) only with C(allow_marginal), a rotational disk under
+    C(hdd_policy=skip) is V(skipped) and passes ungated. Fails closed; V(unsuitable),
+    V(refused), V(error), a job that failed, timed out or lost its host, and a disk without a
+    result are never approved.
+author:
+  - cephops maintainers (@cephops)
+positional: host, started, finished, settings
+options:
+  _input:
+    description: The candidates.
+    type: list
+    elements: dict
+    required: true
+  host:
+    description: The host's inventory name.
+    type: str
+    required: true
+  started:
+    description: The registered C(results) of the async start task, loop variable C(group) with C(class).
+    type: list
+    elements: dict
+    required: true
+  finished:
+    description: The registered C(results) of the async_status task, loop variable C(job).
+    type: list
+    elements: dict
+    required: true
+  settings:
+    description: C(allow_marginal), C(hdd_policy) and C(cephadm_host).
+    type: dict
+    required: true
+"""
+
+EXAMPLES = r"""
+- name: Decide
+  ansible.builtin.set_fact:
+    record: "{{ candidates | cephops.osd_tuning.gate_host(inventory_hostname, jobs.results, done.results,
+                {'allow_marginal': false, 'hdd_policy': 'probe'}) }}"
+"""
+
+RETURN = r"""
+_value:
+  description: C(host), C(status) (V(ok) or V(error)), C(errors), C(disks) (each candidate
+    with class, verdict, reasons, IOPS, p99, cached, C(approved) true, false or null while
+    pending), the device lists C(approved), C(blocked), C(pending), C(devices) (what
+    C(devices) becomes under the exclude policy), C(blocked_not_droppable), and C(passed).
+  type: dict
+"""
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_report
+
+
+def gate_host(candidates, host, started, finished, settings):
+    return gate_report.host_record(host, candidates, started, finished, settings)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"gate_host": gate_host}

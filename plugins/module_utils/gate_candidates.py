@@ -1,0 +1,89 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The disks the gate probes: the ones ceph-ansible will deploy, named as ceph-ansible names them.
+
+ceph-ansible takes OSD disks from ``devices``, ``dedicated_devices`` (DB),
+``bluestore_wal_devices`` (WAL), ``lvm_volumes`` and ``osd_auto_discovery``; its ceph-facts
+role resolves links with ``readlink -f``. The gate must probe exactly those disks, so it
+reads the same variables and resolves the same way (the links come resolved from the host).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+# ceph-ansible's default, matched with Ansible's `match` test (re.match): so "md*" excludes
+# every name starting with "m" and "dm-*" every name starting with "dm", as ceph-ansible does.
+CEPH_ANSIBLE_EXCLUDE = "dm-*|loop*|md*|rbd*"
+
+# Which OSD part each source provides (cephadm's data_devices, db_devices, wal_devices).
+SOURCE_ROLES = {
+    "disk_gate_devices": "data",
+    "devices": "data",
+    "osd_auto_discovery": "data",
+    "lvm_volumes": "data",
+    "dedicated_devices": "db",
+    "bluestore_wal_devices": "wal",
+}
+
+
+def dev_path(spec):
+    """/dev path of a kernel name, a path unchanged."""
+    return spec if spec.startswith("/") else "/dev/" + spec
+
+
+def lvm_raw_devices(lvm_volumes):
+    """The ``data`` of lvm_volumes entries that name a raw device: without ``data_vg`` the
+    data is a device (or partition) ceph-volume turns into an LV; with it, an LV name."""
+    return [entry["data"] for entry in lvm_volumes or []
+            if isinstance(entry, dict) and entry.get("data") and not entry.get("data_vg")]
+
+
+def auto_discovered(disks, exclude=CEPH_ANSIBLE_EXCLUDE):
+    """Paths of the disks ``osd_auto_discovery`` picks: not removable, not empty, no
+    partitions, no holders, not mounted, and a kernel name the exclude regex does not match."""
+    pattern = re.compile(exclude) if exclude else None
+    return ["/dev/" + disk["name"] for disk in disks
+            if not disk["removable"] and disk["size_bytes"] > 0 and not disk["partitions"]
+            and not disk["holders"] and not disk["mountpoints"]
+            and not (pattern and pattern.match(disk["name"]))]
+
+
+def requested(disks, ceph_vars, explicit=None):
+    """[(path as given, source)] in ceph-ansible's order; ``explicit`` replaces the
+    ceph-ansible variables when not empty."""
+    if explicit:
+        return [(dev_path(spec), "disk_gate_devices") for spec in explicit]
+    pairs = []
+    for source in ("devices", "dedicated_devices", "bluestore_wal_devices"):
+        pairs += [(dev_path(spec), source) for spec in ceph_vars.get(source) or []]
+    pairs += [(dev_path(spec), "lvm_volumes") for spec in lvm_raw_devices(ceph_vars.get("lvm_volumes"))]
+    if ceph_vars.get("osd_auto_discovery"):
+        exclude = ceph_vars.get("osd_auto_discovery_exclude", CEPH_ANSIBLE_EXCLUDE)
+        pairs += [(path, "osd_auto_discovery") for path in auto_discovered(disks, exclude)]
+    return pairs
+
+
+def candidates(disks, ceph_vars, explicit=None, links=None):
+    """One entry per disk after resolving links (``links`` maps a path to its ``readlink``
+    target): ``device`` (resolved path), ``given`` (every name it was given as),
+    ``sources``, ``roles`` (data, db, wal) and ``rotational`` from the inventory (None when
+    the inventory does not list it). A disk named twice is probed once."""
+    links = links or {}
+    inventory = dict(("/dev/" + disk["name"], disk) for disk in disks)
+    found, order = {}, []
+    for given, source in requested(disks, ceph_vars, explicit):
+        device = links.get(given) or given
+        if device not in found:
+            order.append(device)
+            disk = inventory.get(device) or {}
+            found[device] = {"device": device, "given": [], "sources": [], "roles": [],
+                             "rotational": disk.get("rotational")}
+        entry = found[device]
+        for key, value in (("given", given), ("sources", source), ("roles", SOURCE_ROLES[source])):
+            if value not in entry[key]:
+                entry[key].append(value)
+    return [found[device] for device in order]

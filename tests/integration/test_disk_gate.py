@@ -1,0 +1,178 @@
+"""The disk_gate role on loop devices with real fio, run with ansible-playbook as a site would.
+
+Loop devices report rotational here, so they are the HDD class: the tests set the flash and
+the HDD thresholds alike. The cache and the reports go to tmp_path.
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+
+from test_disk_facts import make_gpt_partitions
+
+PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
+EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
+IMPOSSIBLE = dict(min_iops=10 ** 9, marginal_min_iops=10 ** 8, max_p99_sync_latency_ms=0.000001,
+                  marginal_max_p99_sync_latency_ms=0.000002)
+
+
+def thresholds(limits):
+    found = {}
+    for key, value in limits.items():
+        found["disk_gate_" + key] = value
+        found["disk_gate_hdd_" + key] = value
+    return found
+
+
+class Gate:
+    def __init__(self, tmp_path):
+        self.report_dir = tmp_path / "report"
+        self.cache_dir = tmp_path / "cache"
+
+    def play(self, disks, limits=None, check=False, **extra):
+        extra_vars = dict(disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True, disk_gate_runtime=2,
+                          disk_gate_plp_runtime=0, disk_gate_poll_interval=1, disk_gate_cache_max_age=0,
+                          disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir))
+        extra_vars.update(thresholds(limits or EASY))
+        extra_vars.update(extra)
+        env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+                   ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
+                   LC_ALL="C.UTF-8")
+        argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
+                "--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (["--check"] if check else [])
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
+        try:
+            report = json.loads(proc.stdout)
+        except ValueError:
+            raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
+        return Run(proc.returncode, report)
+
+    def report(self, name):
+        with open(str(self.report_dir / name)) as handle:
+            return handle.read()
+
+
+class Run:
+    def __init__(self, rc, report):
+        self.rc = rc
+        # Role tasks are named "cephops.osd_tuning.disk_gate : <name>".
+        self.tasks = dict((task["task"]["name"].split(" : ")[-1], task["hosts"].get("localhost", {}))
+                          for play in report["plays"] for task in play["tasks"])
+
+    def task(self, prefix):
+        found = [result for name, result in self.tasks.items() if name.startswith(prefix)]
+        assert found, "no task %r in %s" % (prefix, sorted(self.tasks))
+        return found[0]
+
+    @property
+    def record(self):
+        return self.task("Decide per disk")["ansible_facts"]["disk_gate_result"]
+
+    def disk(self, path):
+        return [d for d in self.record["disks"] if d["device"] == path][0]
+
+    @property
+    def failures(self):
+        return [result["msg"] for result in self.tasks.values() if result.get("failed")]
+
+
+@pytest.fixture
+def gate(tmp_path):
+    return Gate(tmp_path)
+
+
+def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks, gate):
+    disks = [loop_disks(), loop_disks()]
+    run = gate.play(disks, IMPOSSIBLE)
+    assert run.rc != 0
+    assert len(run.failures) == 1 and "not approved on localhost (policy block" in run.failures[0]
+    table = run.task("Show the disks and their verdicts")["msg"]
+    assert table[1].split()[:2] == ["DEVICE", "CLASS"]
+    for disk in disks:
+        assert any(line.split()[:3] == [disk.path, "hdd", "unsuitable"] and "blocked" in line for line in table)
+    assert "Show the devices ceph-osd would deploy" not in run.tasks
+
+    document = json.loads(gate.report("disk_gate.json"))
+    assert document["summary"]["blocked"] == 2 and document["hosts"][0]["host"] == "localhost"
+    assert all(d["write_iops"] > 0 and d["verdict"] == "unsuitable" for d in document["hosts"][0]["disks"])
+    junit = ET.fromstring(gate.report("disk_gate.junit.xml").encode("utf-8"))
+    assert (junit.get("tests"), junit.get("failures")) == ("2", "2")
+    html = gate.report("disk_gate.html")
+    assert html.startswith("<!DOCTYPE html>") and html.count("<rect ") == 2
+    ET.fromstring(html[html.index("<svg"):html.index("</svg>") + 6])
+    assert list(yaml.safe_load_all(gate.report("disk_gate.cephadm.yml"))) == []
+    assert "| localhost | %s |" % disks[0].path in gate.report("disk_gate.md")
+
+
+def test_exclude_keeps_only_approved_disks_in_devices_and_refuses_a_used_disk(loop_disks, gate):
+    blank, used = loop_disks(), loop_disks()
+    make_gpt_partitions(used)
+    before = used.checksum()
+    run = gate.play([blank, used], disk_gate_policy="exclude")
+    assert run.rc == 0, run.failures
+    assert run.task("Show the devices ceph-osd would deploy")["msg"] == [blank.path]
+    assert (run.disk(blank.path)["verdict"], run.disk(blank.path)["approved"]) == ("suitable", True)
+    assert (run.disk(used.path)["verdict"], run.disk(used.path)["approved"]) == ("refused", False)
+    assert used.checksum() == before
+    assert "left out of devices" in run.task("Report the disks left out")["msg"]
+    specs = list(yaml.safe_load_all(gate.report("disk_gate.cephadm.yml")))
+    assert specs == [{"service_type": "osd", "service_id": "gated_localhost", "placement": {"hosts": ["localhost"]},
+                      "spec": {"data_devices": {"paths": [blank.path]}}}]
+    junit = ET.fromstring(gate.report("disk_gate.junit.xml").encode("utf-8"))
+    assert [c.find("failure") is not None for c in junit.iter("testcase")] == [False, True]
+
+
+def test_warn_reports_and_goes_on(loop_disks, gate):
+    disk = loop_disks()
+    run = gate.play([disk], IMPOSSIBLE, disk_gate_policy="warn")
+    assert run.rc == 0, run.failures
+    assert run.record["blocked"] == [disk.path]
+    assert "deployment goes on (policy warn)" in run.task("Report the disks left out")["msg"]
+    assert run.task("Show the devices ceph-osd would deploy")["msg"] == []
+
+
+def test_second_run_comes_from_cache_until_the_disk_changes(loop_disks, gate):
+    disk = loop_disks()
+    first = gate.play([disk], disk_gate_cache_max_age=3600)
+    assert (first.disk(disk.path)["verdict"], first.disk(disk.path)["cached"]) == ("suitable", False)
+    entries = os.listdir(str(gate.cache_dir))
+    assert len(entries) == 1 and entries[0].endswith(".json")
+
+    second = gate.play([disk], disk_gate_cache_max_age=3600)
+    cached = second.disk(disk.path)
+    assert (cached["verdict"], cached["cached"], cached["write_iops"]) == (
+        "suitable", True, first.disk(disk.path)["write_iops"])
+    assert 0 <= cached["cache_age_seconds"] < 3600
+    job = second.task("Wait for the probe")["results"][0]
+    assert job["changed"] is False and job["results"][0]["written"] is False
+
+    make_gpt_partitions(disk)
+    before = disk.checksum()
+    third = gate.play([disk], disk_gate_cache_max_age=3600, disk_gate_policy="warn")
+    changed = third.disk(disk.path)
+    assert (changed["verdict"], changed["cached"], changed["approved"]) == ("refused", False, False)
+    assert disk.checksum() == before
+
+
+def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):
+    disk = loop_disks()
+    run = gate.play([disk], IMPOSSIBLE, disk_gate_hdd_policy="skip")
+    assert run.rc == 0, run.failures
+    found = run.disk(disk.path)
+    assert (found["class"], found["verdict"], found["approved"], found["gated"]) == ("hdd", "skipped", True, False)
+    assert run.task("Start the sync-write probe").get("skipped") is True
+
+
+def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate):
+    disk = loop_disks()
+    before = disk.checksum()
+    run = gate.play([disk], check=True, disk_gate_cache_max_age=3600)
+    assert run.rc == 0, run.failures
+    assert (run.record["pending"], run.disk(disk.path)["verdict"]) == ([disk.path], None)
+    assert not gate.cache_dir.exists() and not gate.report_dir.exists()
+    assert disk.checksum() == before

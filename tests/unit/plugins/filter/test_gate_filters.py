@@ -1,0 +1,36 @@
+"""The gate filters as a playbook calls them: positional arguments, formats, errors."""
+
+import json
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_candidates, gate_host, gate_report
+
+
+def test_filters_are_registered_under_their_names():
+    assert set(gate_candidates.FilterModule().filters()) == {"gate_candidates"}
+    assert set(gate_host.FilterModule().filters()) == {"gate_host"}
+    assert set(gate_report.FilterModule().filters()) == {"gate_report"}
+
+
+def test_candidates_to_record_to_every_format():
+    disks = [{"name": "sdb", "removable": False, "size_bytes": 10 ** 12, "partitions": [], "holders": [],
+              "mountpoints": [], "rotational": False}]
+    candidates = gate_candidates.gate_candidates(disks, {"osd_auto_discovery": True})
+    start = {"group": {"class": "flash"}, "ansible_job_id": "1.2"}
+    probed = {"device": "/dev/sdb", "verdict": "suitable", "reasons": [], "write_iops": 9000.0}
+    done = {"job": start, "finished": 1, "results": [probed]}
+    record = gate_host.gate_host(candidates, "osd1", [start], [done], {"allow_marginal": False, "hdd_policy": "probe"})
+    assert record["approved"] == ["/dev/sdb"]
+    settings = {"policy": "block", "thresholds": {"flash": {"min_iops": 5000, "marginal_min_iops": 1000}}}
+    outputs = dict((fmt, gate_report.gate_report([record], fmt, ["osd1"], settings, "now"))
+                   for fmt in ("json", "junit", "markdown", "html", "cephadm_spec", "table"))
+    assert json.loads(outputs["json"])["hosts"][0]["approved"] == ["/dev/sdb"]
+    assert outputs["junit"].startswith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites')
+    assert "/dev/sdb" in outputs["cephadm_spec"] and outputs["table"].startswith("osd1: passed")
+
+
+def test_unknown_format_names_the_known_ones():
+    with pytest.raises(AnsibleFilterError, match="unknown format pdf .one of cephadm_spec, html, json, junit, markdown, table."):
+        gate_report.gate_report([], "pdf", [])

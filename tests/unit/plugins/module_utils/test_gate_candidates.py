@@ -1,0 +1,87 @@
+"""gate_candidates: the disks ceph-ansible would deploy, from each of its variables."""
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_candidates
+
+
+def disk(name, rotational=False, **changes):
+    record = {"name": name, "removable": False, "size_bytes": 960 * 10 ** 9, "partitions": [], "holders": [],
+              "mountpoints": [], "rotational": rotational}
+    record.update(changes)
+    return record
+
+
+INVENTORY = [
+    disk("sda", partitions=["sda1", "sda2"], mountpoints=["/"]),  # the system disk
+    disk("sdb"), disk("sdc"), disk("sdd", rotational=True),
+    disk("sde", removable=True),  # a USB stick
+    disk("sdf", holders=["dm-0"]),  # an LVM PV
+    disk("sdg", size_bytes=0),  # an empty card reader slot
+    disk("nvme0n1"), disk("md0"), disk("mmcblk0"), disk("dm-3"), disk("loop0"), disk("rbd0"),
+]
+
+
+def devices_of(found):
+    return [(c["device"], c["sources"], c["roles"]) for c in found]
+
+
+def test_devices_dedicated_and_wal_devices_in_ceph_ansible_order():
+    found = gate_candidates.candidates(INVENTORY, {"devices": ["/dev/sdb", "sdc"], "dedicated_devices": ["/dev/nvme0n1"],
+                                                   "bluestore_wal_devices": ["/dev/sdd"]})
+    assert devices_of(found) == [("/dev/sdb", ["devices"], ["data"]), ("/dev/sdc", ["devices"], ["data"]),
+                                 ("/dev/nvme0n1", ["dedicated_devices"], ["db"]),
+                                 ("/dev/sdd", ["bluestore_wal_devices"], ["wal"])]
+    assert [c["rotational"] for c in found] == [False, False, False, True]
+
+
+def test_lvm_volumes_give_only_raw_device_data():
+    lvm_volumes = [
+        {"data": "/dev/sdb"},  # raw device: ceph-volume creates the LV
+        {"data": "data-lv1", "data_vg": "data-vg1"},  # an LV that exists already
+        {"data": "/dev/sdc", "db": "db-lv1", "db_vg": "db-vg1"},
+        {"data": "data-lv2", "data_vg": "vg2", "db": "/dev/nvme0n1p1"},
+    ]
+    found = gate_candidates.candidates(INVENTORY, {"lvm_volumes": lvm_volumes})
+    assert devices_of(found) == [("/dev/sdb", ["lvm_volumes"], ["data"]), ("/dev/sdc", ["lvm_volumes"], ["data"])]
+
+
+def test_auto_discovery_takes_blank_whole_disks_and_honours_the_default_exclude():
+    found = gate_candidates.candidates(INVENTORY, {"osd_auto_discovery": True})
+    # md* is a regex matched from the start, so it excludes mmcblk0 too, as in ceph-ansible.
+    assert [c["device"] for c in found] == ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/nvme0n1"]
+    assert {s for c in found for s in c["sources"]} == {"osd_auto_discovery"}
+
+
+def test_auto_discovery_with_an_own_exclude_regex():
+    found = gate_candidates.candidates(INVENTORY, {"osd_auto_discovery": True, "osd_auto_discovery_exclude": "nvme|sd[bc]"})
+    assert [c["device"] for c in found] == ["/dev/sdd", "/dev/md0", "/dev/mmcblk0", "/dev/dm-3", "/dev/loop0",
+                                            "/dev/rbd0"]
+    found = gate_candidates.candidates(INVENTORY, {"osd_auto_discovery": True, "osd_auto_discovery_exclude": ""})
+    assert "/dev/loop0" in [c["device"] for c in found]
+
+
+def test_auto_discovery_off_adds_nothing():
+    assert gate_candidates.candidates(INVENTORY, {"osd_auto_discovery": False, "devices": []}) == []
+
+
+def test_by_id_links_resolve_and_a_disk_named_twice_is_probed_once():
+    link = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
+    found = gate_candidates.candidates(INVENTORY, {"devices": [link, "/dev/sdc"], "dedicated_devices": ["/dev/sdb"],
+                                                   "osd_auto_discovery": True},
+                                       links={link: "/dev/sdb", "/dev/sdc": "/dev/sdc"})
+    assert found[0] == {"device": "/dev/sdb", "given": [link, "/dev/sdb"],
+                        "sources": ["devices", "dedicated_devices", "osd_auto_discovery"], "roles": ["data", "db"],
+                        "rotational": False}
+    assert [c["device"] for c in found] == ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/nvme0n1"]
+
+
+def test_unresolved_link_stays_as_given_with_unknown_class():
+    found = gate_candidates.candidates(INVENTORY, {"devices": ["/dev/disk/by-path/pci-0000:00:1f.2-ata-9"]})
+    assert (found[0]["device"], found[0]["rotational"]) == ("/dev/disk/by-path/pci-0000:00:1f.2-ata-9", None)
+
+
+def test_explicit_list_replaces_the_ceph_ansible_variables():
+    found = gate_candidates.candidates(INVENTORY, {"devices": ["/dev/sdb"], "osd_auto_discovery": True},
+                                       explicit=["loop3", "/dev/loop4"])
+    assert devices_of(found) == [("/dev/loop3", ["disk_gate_devices"], ["data"]),
+                                 ("/dev/loop4", ["disk_gate_devices"], ["data"])]
+    assert found[0]["rotational"] is None
