@@ -20,6 +20,8 @@ import subprocess
 import tempfile
 import time
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import interrupts
+
 MIB = 1024 ** 2
 
 # The probe writes only inside this region: 1 GiB from the start keeps it clear of every
@@ -64,14 +66,6 @@ MIN_RUNTIME_SHARE = 0.9
 
 class FioOutputError(Exception):
     """fio printed no usable JSON; the message says what was wrong."""
-
-
-class ProbeInterrupted(Exception):
-    """The module received a termination signal while probing."""
-
-    def __init__(self, signum):
-        super(ProbeInterrupted, self).__init__("interrupted by signal %d" % signum)
-        self.signum = signum
 
 
 # --------------------------------------------------------------------------- commands
@@ -342,17 +336,13 @@ def is_clear(measurement, thresholds, margin):
     return all(value < limit / margin or value > limit * margin for value, limit in pairs)
 
 
-def is_stable(previous, latest, tolerance):
-    """Stage-to-stage IOPS changed by at most ``tolerance`` (a share of the larger)."""
-    high = max(previous["write_iops"], latest["write_iops"])
-    return high > 0 and abs(previous["write_iops"] - latest["write_iops"]) <= tolerance * high
-
-
-def decided_early(stages, thresholds, margin, tolerance):
-    """Adaptive rule: after at least two stages, the last one is clear of every limit and
-    close to the one before."""
-    return (len(stages) >= 2 and is_clear(stages[-1], thresholds, margin)
-            and is_stable(stages[-2], stages[-1], tolerance))
+def decided_early(stages, thresholds, margin):
+    """Adaptive rule: the last two stages are each clear of every limit by the margin and
+    give the same verdict. Two samples that agree clearly say more than their closeness to
+    each other, which a busy host disturbs without moving a verdict."""
+    if len(stages) < 2 or not all(is_clear(stage, thresholds, margin) for stage in stages[-2:]):
+        return False
+    return verdict(stages[-2], thresholds)[0] == verdict(stages[-1], thresholds)[0]
 
 
 # --------------------------------------------------------------------------- journal ramp
@@ -475,7 +465,7 @@ def run_processes(argvs, timeout, stop_after=None, grace=10):
 
     ``stop_after`` seconds ends a run normally with SIGINT (dd prints its statistics);
     ``timeout`` seconds ends it with SIGTERM, then SIGKILL after ``grace``. Any exception
-    while waiting (ProbeInterrupted) kills the probes before it propagates, so no writer
+    while waiting (interrupts.Interrupted) kills the probes before it propagates, so no writer
     outlives the module. Output goes to temporary files: fio's JSON for many disks can
     exceed a pipe buffer.
     """
@@ -611,7 +601,7 @@ class Prober:
                     if "measurement" in outcome:
                         stages[disk["name"]].append(outcome["measurement"])
                     if "error" in outcome or decided_early(
-                            stages[disk["name"]], self.s["thresholds"], self.s["margin"], self.s["tolerance"]):
+                            stages[disk["name"]], self.s["thresholds"], self.s["margin"]):
                         final[disk["name"]] = outcome
                     else:
                         still.append(disk)
@@ -719,7 +709,7 @@ class Prober:
                 caches = dict((d["name"], results[d["name"]]["write_cache"]) for d in good)
                 for name, comparison in self.compare_write_cache(good, caches, measured).items():
                     results[name]["write_cache_comparison"] = comparison
-        except ProbeInterrupted as exc:
+        except interrupts.Interrupted as exc:
             for disk in disks:
                 results[disk["name"]].setdefault("error", str(exc))
                 results[disk["name"]].pop("measurement", None)
@@ -841,7 +831,7 @@ CACHE_FORMAT = 1
 CACHEABLE_VERDICTS = ("suitable", "marginal", "unsuitable")
 # Every setting that shapes a measurement or its verdict; the timeout and fio's path do not.
 CACHE_SETTINGS = ("mode", "method", "options", "runtime", "region", "thresholds", "parallel", "adaptive",
-                  "stage_seconds", "margin", "tolerance", "plp_runtime", "compare_write_cache", "min_gain",
+                  "stage_seconds", "margin", "plp_runtime", "compare_write_cache", "min_gain",
                   "max_numjobs")
 
 

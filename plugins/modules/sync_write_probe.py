@@ -94,27 +94,22 @@ options:
   adaptive:
     description:
       - Probe in short stages of O(adaptive_stage_seconds) (at most three) and stop a disk
-        early once two consecutive stages agree within O(adaptive_tolerance) and the last one lies outside
-        [limit / O(adaptive_margin), limit * O(adaptive_margin)] for every threshold. A disk
-        still undecided then gets the full-length probe, whose result is the verdict.
+        early once its last two stages each lie outside
+        [limit / O(adaptive_margin), limit * O(adaptive_margin)] for every threshold and give
+        the same verdict. A disk still undecided then gets the full-length probe, whose
+        result is the verdict.
     type: bool
     default: false
   adaptive_stage_seconds:
     description:
-      - Length of one adaptive stage in seconds.
+      - Length of one adaptive stage in seconds; a clear-cut disk is decided after two.
     type: int
-    default: 2
+    default: 1
   adaptive_margin:
     description:
       - Factor by which a stage must clear every threshold to decide early; must exceed 1.
     type: float
     default: 1.5
-  adaptive_tolerance:
-    description:
-      - Largest change of IOPS between two consecutive stages, as a share of the larger,
-        for a disk to count as steady enough to decide early; between 0 and 1.
-    type: float
-    default: 0.3
   fio_options:
     description:
       - fio options that replace or add to the mode's job options, without the leading
@@ -381,21 +376,10 @@ results:
       type: bool
 """
 
-import signal
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe
-
-INTERRUPT_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-
-
-def _interrupt(signum, _frame):
-    # Later signals must not cut the cleanup (zeroing, cache restore) short.
-    for other in INTERRUPT_SIGNALS:
-        signal.signal(other, signal.SIG_IGN)
-    raise fio_probe.ProbeInterrupted(signum)
-
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe, interrupts
 
 def main():
     module = AnsibleModule(
@@ -411,9 +395,8 @@ def main():
                 type="float", default=fio_probe.DEFAULT_THRESHOLDS["marginal_max_p99_sync_latency_ms"]),
             parallel=dict(type="bool", default=True),
             adaptive=dict(type="bool", default=False),
-            adaptive_stage_seconds=dict(type="int", default=2),
+            adaptive_stage_seconds=dict(type="int", default=1),
             adaptive_margin=dict(type="float", default=1.5),
-            adaptive_tolerance=dict(type="float", default=0.3),
             fio_options=dict(type="dict", default={}),
             region_offset_mib=dict(type="int", default=fio_probe.REGION_OFFSET_MIB),
             region_size_mib=dict(type="int", default=fio_probe.REGION_SIZE_MIB),
@@ -442,8 +425,6 @@ def main():
         module.fail_json(msg="cache_max_age must not be negative")
     if params["adaptive_margin"] <= 1:
         module.fail_json(msg="adaptive_margin must exceed 1")
-    if not 0 < params["adaptive_tolerance"] < 1:
-        module.fail_json(msg="adaptive_tolerance must lie between 0 and 1")
 
     fio = module.get_bin_path("fio", required=params["method"] == "fio")
     method = params["method"] if params["method"] != "auto" else ("fio" if fio else "dd")
@@ -454,7 +435,6 @@ def main():
         region=fio_probe.region_bytes(params["region_offset_mib"], params["region_size_mib"]),
         thresholds=thresholds, parallel=params["parallel"], adaptive=params["adaptive"],
         stage_seconds=params["adaptive_stage_seconds"], margin=params["adaptive_margin"],
-        tolerance=params["adaptive_tolerance"],
         timeout=params["timeout"] or params["runtime"] + 60, plp_runtime=params["plp_runtime"],
         compare_write_cache=params["compare_write_cache"], min_gain=params["journal_min_gain"],
         max_numjobs=params["journal_max_numjobs"],
@@ -509,8 +489,7 @@ def main():
             planned[d["name"]]["write_cache"] = prober.read_write_cache(d)
         outcomes = {}
     else:
-        for signum in INTERRUPT_SIGNALS:
-            signal.signal(signum, _interrupt)
+        interrupts.trap()
         outcomes = prober.probe_all(probe)
         planned = {}
     results = []

@@ -207,12 +207,16 @@ def test_clear_only_outside_the_margin_of_every_limit(iops, p99_us, clear):
     assert fio_probe.is_clear(m, THRESHOLDS, 1.5) is clear
 
 
-def test_early_decision_needs_two_stable_stages():
+def test_early_decision_needs_two_clear_stages_that_agree():
     clear = measurement(20000.0, 100.0)
-    assert fio_probe.decided_early([clear], THRESHOLDS, 1.5, 0.3) is False
-    assert fio_probe.decided_early([measurement(13000.0, 100.0), clear], THRESHOLDS, 1.5, 0.3) is False
-    assert fio_probe.decided_early([measurement(15000.0, 100.0), clear], THRESHOLDS, 1.5, 0.3) is True
-    assert fio_probe.decided_early([clear, measurement(7000.0, 100.0)], THRESHOLDS, 1.5, 0.3) is False
+    assert fio_probe.decided_early([clear], THRESHOLDS, 1.5) is False
+    # Far apart but both clearly suitable: decided, a busy host's noise does not move the verdict.
+    assert fio_probe.decided_early([measurement(8000.0, 100.0), clear], THRESHOLDS, 1.5) is True
+    # The earlier stage within the margin of min_iops (5000 * 1.5 = 7500): not yet.
+    assert fio_probe.decided_early([measurement(7000.0, 100.0), clear], THRESHOLDS, 1.5) is False
+    assert fio_probe.decided_early([clear, measurement(7000.0, 100.0)], THRESHOLDS, 1.5) is False
+    # Both clear, but one suitable and one marginal: no agreement, no early verdict.
+    assert fio_probe.decided_early([measurement(2000.0, 100.0), clear], THRESHOLDS, 1.5) is False
 
 
 # --------------------------------------------------------------------------- journal ramp
@@ -288,7 +292,7 @@ DISK = {"name": "sdb", "path": "/dev/sdb", "wwn": "0x55cd2e404c0a1b2c", "serial"
         "size_bytes": 1600321314816, "model": "INTEL SSDSC2BB016T4", "transport": "sata", "rotational": False}
 SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_probe.job_options("randwrite"),
                 runtime=15, region=REGION, thresholds=THRESHOLDS, parallel=True, adaptive=False, stage_seconds=2,
-                margin=1.5, tolerance=0.3, timeout=75, plp_runtime=3, compare_write_cache=False, min_gain=0.1,
+                margin=1.5, timeout=75, plp_runtime=3, compare_write_cache=False, min_gain=0.1,
                 max_numjobs=16)
 
 
