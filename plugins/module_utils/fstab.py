@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 # Options that only mount(8) or systemd read; the kernel never sees them.
@@ -481,3 +482,42 @@ def plan_mount(target, entry, mount, options, absent_options, kernel_release, un
             remount.insert(0, "bind")  # change only this mount's flags, not the shared superblock's
         plan["remount_options"] = remount
     return plan
+
+
+# --------------------------------------------------------------------------- record for rollback
+
+def load_record(text):
+    """``{"mounts": {mount point: [fstab options before the first change]}}``."""
+    record = json.loads(text) if text and text.strip() else {}
+    record.setdefault("mounts", {})
+    if not isinstance(record["mounts"], dict):
+        raise OptionError("not a mount options record")
+    return record
+
+
+def remember(record, changed):
+    """Keep the options each mount had before its first change (a later change keeps them)."""
+    for target, original in changed:
+        record["mounts"].setdefault(target, list(original))
+    return record
+
+
+def forget(record, targets):
+    for target in targets:
+        record["mounts"].pop(target, None)
+    return record
+
+
+def restore_request(original, current):
+    """(options, absent_options) that bring a line from ``current`` back to ``original``: the
+    original options are ensured, and what it did not have is removed (access time modes
+    included, so a line that had none returns to the kernel's relatime default)."""
+    kept = [o for o in original if o != "defaults"]
+    absent = [o for o in current if o not in original and o != "defaults"]
+    # relatime is what the kernel gives a line without an access time mode: never remove it.
+    absent += [mode for mode in ("noatime", "strictatime", "nodiratime") if mode not in kept and mode not in absent]
+    return kept, absent
+
+
+def dump_record(record):
+    return json.dumps(record, indent=1, sort_keys=True) + "\n"

@@ -92,6 +92,18 @@ options:
         edited and the options apply at the next mount.
     type: bool
     default: true
+  record:
+    description:
+      - A JSON file that keeps each mount's fstab options as they were before this collection
+        first changed them, so O(restore) can put them back.
+    type: path
+  restore:
+    description:
+      - Give every mount in O(record) its original fstab options back (removing what was
+        added, putting back what was replaced), live and in the fstab, then drop it from the
+        record. Requires O(record); O(mounts), O(options) and O(absent_options) are not used.
+    type: bool
+    default: false
   new_filesystems:
     description:
       - XFS filesystems to create, add to the fstab (by UUID) and mount with O(options).
@@ -379,6 +391,7 @@ class MountOptions:
     def execute(self):
         params = self.params
         options, absent = fstab.normalize_request(params["options"], params["absent_options"])
+        record = fstab.load_record(self.read_optional(params["record"])) if params["record"] else None
         path = params["fstab"]
         try:
             with open(path) as handle:
@@ -393,7 +406,12 @@ class MountOptions:
         created_before = [fs["mountpoint"] for fs in params["new_filesystems"]
                           if fstab.normalize_path(fs["mountpoint"]) in entries]
         selectors = list(params["mounts"]) + created_before
-        targets, skipped = fstab.select_targets(selectors, entries, live, params["ceph_dir"])
+        if params["restore"]:
+            # Only what the record kept, each mount with its own way back.
+            selectors = [t for t in sorted(record["mounts"]) if t in entries]
+        targets, skipped = fstab.select_targets(selectors, entries, live, params["ceph_dir"]) if selectors else ([], [])
+        requests = dict((t, fstab.restore_request(record["mounts"][t], entries[t]["options"])
+                         if params["restore"] else (options, absent)) for t in targets)
         kernel = os.uname()[2]
         for spec in new_fs:
             refusals = fstab.removed_option_refusals("xfs", options, kernel)
@@ -402,8 +420,9 @@ class MountOptions:
 
         plans, unmanaged = [], []
         for target in targets:
-            plan = fstab.plan_mount(target, entries.get(target), live.get(target), options, absent, kernel,
-                                    self.unit_file(target))
+            plan = fstab.plan_mount(target, entries.get(target), live.get(target), requests[target][0],
+                                    requests[target][1], kernel, self.unit_file(target))
+            plan["request"] = requests[target]
             for warning in plan.pop("warnings"):
                 self.module.warn(warning)
             if "unmanaged" in plan:
@@ -445,6 +464,8 @@ class MountOptions:
         result["mounts"] = plans
         result["changed"] = bool(created or replacements or any(p["remounted"] for p in plans))
         if self.module.check_mode or not result["changed"]:
+            if record is not None and params["restore"] and not self.module.check_mode:
+                self.keep_record(record, plans, entries)
             return result
 
         try:
@@ -455,7 +476,9 @@ class MountOptions:
                 for plan in plans:
                     if plan["remounted"]:
                         self.apply_remount(plan, live[plan["mountpoint"]])
-                self.check_live(plans, options, absent)
+                self.check_live(plans)
+                if record is not None:
+                    self.keep_record(record, plans, entries)
                 if new_text != old_text:
                     if params["backup"]:
                         result["backup_file"] = self.module.backup_local(path)
@@ -483,7 +506,7 @@ class MountOptions:
             out.write(new_text)
         return tmp
 
-    def check_live(self, plans, options, absent):
+    def check_live(self, plans):
         """Read the mount table back: the options must be in effect; filesystem options the
         kernel accepted but does not show yet are reported as pending."""
         with open("/proc/self/mountinfo") as handle:
@@ -492,12 +515,41 @@ class MountOptions:
             mount = live.get(plan["mountpoint"])
             if not plan["remounted"] or mount is None:
                 continue
-            if not fstab.live_satisfies(mount["vfs_options"], options, absent):
+            if not fstab.live_satisfies(mount["vfs_options"], *plan["request"]):
                 raise Failure("%s: remounted, but the mount shows %s" % (plan["mountpoint"], ",".join(mount["vfs_options"])))
             plan["pending"] = [o for o in plan["fs_options_added"] if o not in mount["super_options"]]
             for option in plan["pending"]:
                 self.module.warn("%s: %s is in fstab but the kernel does not show it yet; it applies at the "
                                  "next mount" % (plan["mountpoint"], option))
+
+    @staticmethod
+    def read_optional(path):
+        try:
+            with open(path) as handle:
+                return handle.read()
+        except (IOError, OSError):
+            return ""
+
+    def keep_record(self, record, plans, entries):
+        """Remember the original options of the mounts changed now, or forget the ones a
+        restore put back; write the record atomically, or remove it once nothing is left."""
+        if self.params["restore"]:
+            fstab.forget(record, [p["mountpoint"] for p in plans])
+        else:
+            fstab.remember(record, [(p["mountpoint"], entries[p["mountpoint"]]["options"]) for p in plans
+                                    if p["fstab_changed"]])
+        path = self.params["record"]
+        if not record["mounts"]:
+            if os.path.exists(path):
+                os.unlink(path)
+            return
+        directory = os.path.dirname(path) or "."
+        if not os.path.isdir(directory):
+            os.makedirs(directory, 0o755)
+        handle, staged = tempfile.mkstemp(prefix=".cephops-", dir=directory)
+        with os.fdopen(handle, "w") as out:
+            out.write(fstab.dump_record(record))
+        self.module.atomic_move(staged, path)
 
     @staticmethod
     def unit_file(target):
@@ -518,12 +570,15 @@ def main():
             fstab=dict(type="path", default="/etc/fstab"),
             backup=dict(type="bool", default=True),
             remount=dict(type="bool", default=True),
+            record=dict(type="path"),
+            restore=dict(type="bool", default=False),
             new_filesystems=dict(type="list", elements="dict", default=[], options=dict(
                 device=dict(type="str", required=True),
                 mountpoint=dict(type="path", required=True),
                 mkfs_options=dict(type="list", elements="str", default=["-f", "-i", "size=2048"]),
             )),
         ),
+        required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
     for tool in ("findmnt", "mount", "blkid", "wipefs"):
@@ -536,6 +591,7 @@ def main():
         module.fail_json(msg=str(exc))
     for plan in result["mounts"]:
         plan.pop("fs_options_added")
+        plan.pop("request")
     module.exit_json(**result)
 
 

@@ -4,6 +4,7 @@ Every test edits an fstab copy under tmp_path and reads the live options back fr
 /proc/self/mountinfo inside the namespace, so the test host is never touched.
 """
 
+import json
 import os
 import re
 
@@ -209,3 +210,21 @@ def test_new_filesystem_refused_with_64k_directory_blocks(host):
         in result["msg"]
     assert disk.checksum() == before
     assert host.fstab.read_bytes() == old
+
+
+def test_record_and_restore_bring_back_the_original_options(host, two_osds, tmp_path):
+    xfs_dir, ext4_dir, text = two_osds
+    original = host.write_fstab(text)
+    record = tmp_path / "mount_options.json"
+    host.module(record=str(record))
+    assert "noatime" in mountinfo(host.ns)[xfs_dir].split(",")
+    kept = json.loads(record.read_text())["mounts"]
+    assert kept == {xfs_dir: ["defaults"], ext4_dir: ["nosuid", "relatime"]}
+    result = host.module(restore=True, record=str(record))
+    assert result["changed"] is True, (result.get("msg"), result.get("exception"))
+    live = mountinfo(host.ns)
+    assert "noatime" not in live[xfs_dir].split(",") and "relatime" in live[xfs_dir].split(",")
+    assert "nosuid" in live[ext4_dir].split(",") and "relatime" in live[ext4_dir].split(",")
+    assert host.fstab.read_bytes() == original
+    assert not record.exists()
+    assert host.module(restore=True, record=str(record))["changed"] is False

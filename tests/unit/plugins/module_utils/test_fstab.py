@@ -322,3 +322,26 @@ def test_verify_messages_keep_problems_and_parse_errors_only():
         "/b: [E] unreachable on boot required source: UUID=1",
         "parse error at line 7 -- ignored",
     }
+
+
+def test_record_keeps_the_first_original_options():
+    record = fstab.load_record("")
+    fstab.remember(record, [("/var/lib/ceph", ["defaults"])])
+    fstab.remember(record, [("/var/lib/ceph", ["noatime"])])
+    assert record == {"mounts": {"/var/lib/ceph": ["defaults"]}}
+    assert fstab.forget(record, ["/var/lib/ceph"]) == {"mounts": {}}
+
+
+@pytest.mark.parametrize("original,current,expected", [
+    (["defaults"], ["noatime"], ([], ["noatime", "strictatime", "nodiratime"])),
+    (["rw", "relatime"], ["rw", "noatime"], (["rw", "relatime"], ["noatime", "strictatime", "nodiratime"])),
+    (["noatime", "inode64"], ["noatime", "inode64"], (["noatime", "inode64"], ["strictatime", "nodiratime"])),
+    (["rw"], ["rw", "noatime", "logbsize=256k"], (["rw"], ["noatime", "logbsize=256k", "strictatime", "nodiratime"])),
+])
+def test_restore_request(original, current, expected):
+    assert fstab.restore_request(original, current) == expected
+
+
+def test_load_record_refuses_other_json():
+    with pytest.raises(fstab.OptionError):
+        fstab.load_record('{"mounts": []}')
