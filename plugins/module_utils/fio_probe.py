@@ -118,9 +118,15 @@ def dd_command(path, region, block_size=4096):
 
 
 def zero_command(path, region):
-    """Zero what the probe wrote (write-zeroes or discard where the disk can, else zero pages)."""
+    """Zero what the probe wrote with plain writes of zeros, flushed to the disk.
+
+    Not BLKZEROOUT: it sends Write Zeroes/WRITE SAME where the disk claims them, a command
+    some firmware (and QEMU's NVMe) fails badly enough to reset the controller; plain writes
+    work on every disk. The region is whole MiB (region_bytes).
+    """
     offset, length = region
-    return ["blkdiscard", "--zeroout", "--offset", str(offset), "--length", str(length), path]
+    return ["dd", "if=/dev/zero", "of=" + path, "bs=%d" % MIB, "seek=%d" % (offset // MIB),
+            "count=%d" % (length // MIB), "oflag=direct", "conv=notrunc,fsync", "status=none"]
 
 
 def region_bytes(offset_mib, size_mib):

@@ -29,7 +29,8 @@ description:
     (no partitions, signatures, LVM, md, BlueStore label, holders, mounts, swap, not the root
     disk, not read-only). Any other disk gets V(refused) with the reasons and is not touched;
     the others are still probed. Writes stay inside the probe region (O(region_offset_mib),
-    O(region_size_mib)), and afterwards the region is zeroed (C(blkdiscard --zeroout)), so
+    O(region_size_mib)), and afterwards the region is overwritten with zeros (C(dd), not
+    Write Zeroes, which some firmware fails), so
     ceph-volume still sees a blank disk.
   - fio failing, printing no JSON, a job reporting an error, a disk that disappears, a run
     longer than O(timeout) (fio is killed) and a termination signal to the module each give
@@ -187,7 +188,7 @@ options:
     type: path
     default: /var/cache/cephops-osd-tuning/gate
 notes:
-  - Must run as root. Needs fio (or dd), blkdiscard and wipefs on the host.
+  - Must run as root. Needs fio (or dd), dd and wipefs on the host.
   - Writes random data to the probe region of each available disk and zeroes it afterwards;
     run it before OSDs are deployed, never on disks holding data.
   - In check mode nothing is written; results list the fio command line each disk would get
@@ -429,7 +430,7 @@ def main():
     fio = module.get_bin_path("fio", required=params["method"] == "fio")
     method = params["method"] if params["method"] != "auto" else ("fio" if fio else "dd")
     module.get_bin_path("wipefs", required=True)
-    module.get_bin_path("blkdiscard", required=True)
+    module.get_bin_path("dd", required=True)
     settings = dict(
         mode=params["mode"], method=method, fio=fio, options=options, runtime=params["runtime"],
         region=fio_probe.region_bytes(params["region_offset_mib"], params["region_size_mib"]),

@@ -70,7 +70,8 @@ def test_dd_and_zero_commands_cover_exactly_the_region():
         "dd", "if=/dev/urandom", "of=/dev/sdb", "bs=4096", "seek=262144", "count=131072",
         "oflag=direct,dsync", "conv=notrunc"]
     assert fio_probe.zero_command("/dev/sdb", REGION) == [
-        "blkdiscard", "--zeroout", "--offset", "1073741824", "--length", "536870912", "/dev/sdb"]
+        "dd", "if=/dev/zero", "of=/dev/sdb", "bs=1048576", "seek=1024", "count=512", "oflag=direct",
+        "conv=notrunc,fsync", "status=none"]
 
 
 # --------------------------------------------------------------------------- fio output
