@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# The main job on a host that needs no inventory of your own: runs playbooks/site.yml.
-# usage: scripts/demo.sh
+# The main job on the built-in lab: boots a throwaway Debian host with a drive zoo (fast and
+# slow SATA SSDs, HDD, NVMe, virtio, a disk holding data) under QEMU, runs playbooks/site.yml
+# against it, shows what was tuned and the gate's verdict per disk, and tears the lab down.
+# usage: scripts/demo.sh     (root; the first run builds the lab image, ~1 min)
 source "$(dirname "$0")/env.sh" || exit 1
 cd "$REPO_ROOT" || exit 1
 set -euo pipefail
 
-inventory="$BUILD_DIR/demo-inventory.yml"
-cat >"$inventory" <<YAML
-osds:
-  hosts:
-    localhost:
-      ansible_connection: local
-      ansible_python_interpreter: /usr/bin/python3
-YAML
-log "running playbooks/site.yml against this machine (read-only until the tuning roles land)"
-ansible-playbook -i "$inventory" playbooks/site.yml
+state="$REPO_ROOT/.lab/demo"
+report="$state/report"
+labctl() { python3 lab/labctl.py --state-dir "$state" "$@"; }
+
+trap 'log "tearing the lab down"; labctl down' EXIT
+log "building or reusing the lab image"
+labctl image
+log "booting the lab host (about a minute under software emulation)"
+labctl up --name demo1
+# The lab's variables (thresholds for emulated disks, which disks to gate) sit next to the inventory.
+ln -sfn ../../molecule/shared/group_vars "$state/group_vars"
+
+log "running playbooks/site.yml"
+ansible-playbook -i "$state/inventory.yml" playbooks/site.yml -e "cephops_report_dir=$report"
+
+log "the gate's verdicts (full report: $report/disk_gate.html)"
+cat "$report/disk_gate.md"

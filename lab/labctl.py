@@ -1,0 +1,469 @@
+"""Disposable Debian VMs with a zoo of block devices for testing cephops.osd_tuning.
+
+Every VM boots a copy-on-write overlay of a cached image (see labimage.py) and
+gets the same set of drives with stable serials, so tests can pick disks by
+serial or model. All state of one lab (overlays, pidfiles, console logs, SSH
+key, inventory) lives in its state directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import labimage  # noqa: E402  (sibling module, importable once the path is set)
+from labimage import log  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+QEMU = "qemu-system-x86_64"
+NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
+SSH_TIMEOUT = int(os.environ.get("LAB_BOOT_TIMEOUT", "300"))
+SCRATCH_DISK_SIZE = "10G"
+KVM_PROBE_SECONDS = 30
+SSH_OPTIONS = (
+    "-o", "StrictHostKeyChecking=no",
+    "-o", "UserKnownHostsFile=/dev/null",
+    "-o", "GlobalKnownHostsFile=/dev/null",
+    "-o", "LogLevel=ERROR",
+    "-o", "IdentitiesOnly=yes",
+    "-o", "BatchMode=yes",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Disk:
+    """One drive of the zoo; `kind` decides how QEMU attaches it."""
+
+    name: str
+    kind: str  # "sata", "nvme" or "virtio"
+    serial: str
+    model: str = ""
+    rotation_rate: int = 0
+    iops_limit: int = 0
+    prefilled: bool = False
+
+
+ZOO = (
+    Disk("ssd", "sata", "CEPHOPS-SSD-0001", "CEPHOPS FAST SSD", rotation_rate=1),
+    Disk("hdd", "sata", "CEPHOPS-HDD-0001", "CEPHOPS HDD", rotation_rate=7200),
+    Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SLOW SSD", rotation_rate=1, iops_limit=50),
+    Disk("data", "sata", "CEPHOPS-DATA-0001", "CEPHOPS DATA SSD", rotation_rate=1, prefilled=True),
+    Disk("nvme", "nvme", "CEPHOPS-NVME-0001"),
+    Disk("virtio", "virtio", "CEPHOPS-VIRTIO-0001"),
+    # Spares that tests may format or partition, so the disks above stay blank for the gate.
+    # (virtio-blk keeps at most 20 bytes of a serial.)
+    Disk("opssd", "sata", "CEPHOPS-OPSSD-0001", "CEPHOPS SPARE", rotation_rate=1),
+    Disk("opvirtio", "virtio", "CEPHOPS-OPVIRT-0001"),
+    Disk("fs", "virtio", "CEPHOPS-FS-0001"),
+)
+
+
+class LabError(Exception):
+    pass
+
+
+def qemu_opt(value: str) -> str:
+    """Escape a value for QEMU's comma-separated option syntax."""
+    return value.replace(",", ",,")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def kvm_usable(os_image: Path) -> bool:
+    """LAB_ACCEL=kvm|tcg forces the choice; auto (the default) probes KVM.
+
+    Nested KVM can open /dev/kvm and even run the firmware, then hang once the
+    kernel starts, so the probe boots the lab image and waits for the kernel's
+    first console line. The answer is kept until the host reboots.
+    """
+    choice = os.environ.get("LAB_ACCEL", "auto")
+    if choice in ("kvm", "tcg"):
+        return choice == "kvm"
+    if choice != "auto":
+        raise LabError(f"LAB_ACCEL must be kvm, tcg or auto, not {choice!r}")
+    if not os.access("/dev/kvm", os.R_OK | os.W_OK):
+        return False
+    boot_id = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    cached = labimage.cache_dir() / "kvm-probe.json"
+    if cached.exists():
+        result = json.loads(cached.read_text())
+        if result.get("boot_id") == boot_id:
+            return result["kvm"]
+    log("probing whether KVM can boot the lab kernel")
+    probe_dir = Path(tempfile.mkdtemp(prefix="kvm-probe-", dir=labimage.cache_dir()))
+    overlay, console = probe_dir / "root.qcow2", probe_dir / "console.log"
+    labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(os_image), str(overlay)])
+    console.write_bytes(b"")
+    argv = [QEMU, "-nodefaults", "-display", "none", "-accel", "kvm", "-m", "512",
+            "-chardev", f"file,id=console,path={qemu_opt(str(console))}", "-serial", "chardev:console",
+            "-drive", f"if=virtio,format=qcow2,cache=unsafe,file={qemu_opt(str(overlay))}"]
+    works = False
+    with subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL) as qemu:
+        deadline = time.monotonic() + KVM_PROBE_SECONDS
+        while time.monotonic() < deadline and qemu.poll() is None:
+            if b"Linux version" in console.read_bytes():
+                works = True
+                break
+            time.sleep(0.5)
+        qemu.kill()
+    shutil.rmtree(probe_dir)
+    log(f"KVM {'works' if works else 'does not boot the kernel; using TCG'}")
+    cached.write_text(json.dumps({"boot_id": boot_id, "kvm": works}) + "\n")
+    return works
+
+
+class Lab:
+    def __init__(self, state_dir: Path, suite: str) -> None:
+        self.state_dir = state_dir.resolve()
+        self.suite = suite
+        self.key = self.state_dir / "id_ed25519"
+        self.inventory = self.state_dir / "inventory.yml"
+
+    # --- per-VM files -------------------------------------------------------
+    def vm_dir(self, name: str) -> Path:
+        return self.state_dir / "vms" / name
+
+    def pidfile(self, name: str) -> Path:
+        return self.vm_dir(name) / "qemu.pid"
+
+    def console_log(self, name: str) -> Path:
+        return self.vm_dir(name) / "console.log"
+
+    def meta(self, name: str) -> dict:
+        path = self.vm_dir(name) / "vm.json"
+        return json.loads(path.read_text()) if path.exists() else {}
+
+    def names(self) -> list[str]:
+        vms = self.state_dir / "vms"
+        return sorted(p.name for p in vms.iterdir() if (p / "vm.json").exists()) if vms.is_dir() else []
+
+    def pid(self, name: str) -> int | None:
+        """The VM's QEMU pid, only if that process is still this VM's QEMU."""
+        try:
+            pid = int(self.pidfile(name).read_text().strip())
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError):
+            return None
+        return pid if str(self.pidfile(name)).encode() in cmdline else None
+
+    def console_tail(self, name: str, lines: int = 40) -> str:
+        try:
+            text = self.console_log(name).read_text(errors="replace")
+        except OSError:
+            return "(no console log)"
+        return "\n".join(text.replace("\r", "").splitlines()[-lines:])
+
+    # --- lifecycle ----------------------------------------------------------
+    def ensure_key(self) -> None:
+        if not self.key.exists():
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            labimage.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "cephops-lab", "-f", str(self.key)])
+
+    def create_disks(self, name: str, os_image: Path, data_image: Path) -> dict[str, str]:
+        """Fresh overlays for the root and data disks, blank sparse qcow2 for the rest."""
+        vm_dir = self.vm_dir(name)
+        for old in vm_dir.glob("*.qcow2"):
+            old.unlink()
+        paths = {"root": str(vm_dir / "root.qcow2")}
+        labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(os_image), paths["root"]])
+        for disk in ZOO:
+            path = str(vm_dir / f"{disk.name}.qcow2")
+            if disk.prefilled:
+                labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(data_image), path])
+            else:
+                labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", path, SCRATCH_DISK_SIZE])
+            paths[disk.name] = path
+        return paths
+
+    def qemu_argv(self, name: str, port: int, accel: str, disks: dict[str, str]) -> list[str]:
+        argv = [
+            QEMU, "-name", name, "-nodefaults", "-display", "none",
+            "-accel", accel,
+            "-m", os.environ.get("LAB_MEMORY", "1024"),
+            "-daemonize", "-pidfile", str(self.pidfile(name)),
+            "-chardev", f"file,id=console,path={qemu_opt(str(self.console_log(name)))}",
+            "-serial", "chardev:console",
+            "-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-:22",
+            "-device", "virtio-net-pci,netdev=net0",
+            "-fw_cfg", f"name=opt/cephops/authorized_keys,file={qemu_opt(str(self.key))}.pub",
+            "-fw_cfg", f"name=opt/cephops/hostname,string={name}",
+            # Overlays are thrown away with the VM, so host-side flushes buy nothing.
+            "-drive", f"if=none,id=root,format=qcow2,cache=unsafe,file={qemu_opt(disks['root'])}",
+            "-device", "virtio-blk-pci,drive=root,bootindex=0",
+            "-device", "ahci,id=ahci",
+        ]
+        sata_port = 0
+        for disk in ZOO:
+            drive = f"if=none,id={disk.name},format=qcow2,cache=unsafe,file={qemu_opt(disks[disk.name])}"
+            if disk.iops_limit:
+                drive += f",throttling.iops-total={disk.iops_limit}"
+            if disk.rotation_rate != 7200:
+                drive += ",discard=unmap"  # flash TRIMs; a spinning disk does not
+            argv += ["-drive", drive]
+            if disk.kind == "sata":
+                argv += ["-device", f"ide-hd,bus=ahci.{sata_port},drive={disk.name},serial={disk.serial},"
+                                    f"model={qemu_opt(disk.model)},rotation_rate={disk.rotation_rate}"]
+                sata_port += 1
+            elif disk.kind == "nvme":
+                argv += ["-device", f"nvme,drive={disk.name},serial={disk.serial}"]
+            else:
+                argv += ["-device", f"virtio-blk-pci,drive={disk.name},serial={disk.serial}"]
+        return argv
+
+    def ssh_argv(self, name: str, *command: str, connect_timeout: int = 10) -> list[str]:
+        port = self.meta(name).get("port")
+        if port is None:
+            raise LabError(f"no VM named {name} in {self.state_dir}")
+        return ["ssh", *SSH_OPTIONS, "-o", f"ConnectTimeout={connect_timeout}", "-i", str(self.key),
+                "-p", str(port), "root@127.0.0.1", *command]
+
+    def wait_for_ssh(self, name: str, deadline: float) -> None:
+        while time.monotonic() < deadline:
+            if self.pid(name) is None:
+                raise LabError(f"{name}: QEMU exited during boot")
+            try:
+                probe = subprocess.run(self.ssh_argv(name, "true", connect_timeout=5), stdin=subprocess.DEVNULL,
+                                       capture_output=True, timeout=30, check=False)
+                if probe.returncode == 0:
+                    return
+            except subprocess.TimeoutExpired:
+                pass
+            time.sleep(2)
+        raise LabError(f"{name}: no SSH within {SSH_TIMEOUT} s")
+
+    def boot(self, name: str, os_image: Path, data_image: Path, accel: str) -> float:
+        """Boot once and wait for SSH; returns seconds to SSH."""
+        vm_dir = self.vm_dir(name)
+        vm_dir.mkdir(parents=True, exist_ok=True)
+        disks = self.create_disks(name, os_image, data_image)
+        port = free_port()
+        self.console_log(name).write_bytes(b"")
+        (vm_dir / "vm.json").write_text(json.dumps({
+            "name": name, "port": port, "accel": accel, "suite": self.suite,
+            "os_image": str(os_image), "data_image": str(data_image),
+            "data_manifest": str(labimage.data_manifest_path(data_image)), "disks": disks,
+        }, indent=2) + "\n")
+        started = time.monotonic()
+        qemu = subprocess.run(self.qemu_argv(name, port, accel, disks), stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, check=False)
+        if qemu.returncode != 0:
+            raise LabError(f"{name}: QEMU failed to start: {qemu.stderr.strip()}")
+        self.wait_for_ssh(name, started + SSH_TIMEOUT)
+        return time.monotonic() - started
+
+    def up(self, name: str, os_image: Path, data_image: Path, accel: str) -> None:
+        """Boot with one retry; a VM that is already up and reachable is kept."""
+        if self.pid(name) is not None:
+            self.wait_for_ssh(name, time.monotonic() + 60)
+            log(f"{name}: already running on port {self.meta(name)['port']}")
+            return
+        failures = []
+        for attempt in (1, 2):
+            log(f"{name}: booting ({accel}, attempt {attempt})")
+            try:
+                seconds = self.boot(name, os_image, data_image, accel)
+            except LabError as error:
+                failures.append(f"{error}\n--- console tail ---\n{self.console_tail(name)}")
+                self.stop(name)
+                continue
+            log(f"{name}: SSH up after {seconds:.0f} s on port {self.meta(name)['port']}")
+            return
+        raise LabError("\n\n".join(failures))
+
+    def stop(self, name: str) -> None:
+        """Stop the VM's QEMU by its own pidfile: SIGTERM, then SIGKILL."""
+        pid = self.pid(name)
+        if pid is None:
+            return
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.pid(name) is None:
+                return
+            time.sleep(0.1)
+        os.kill(pid, signal.SIGKILL)
+        while Path(f"/proc/{pid}").exists():
+            time.sleep(0.1)
+
+    def data_disk_report(self, name: str) -> str | None:
+        """None if the data disk overlay is byte-identical to its base and holds no writes."""
+        meta = self.meta(name)
+        overlay = meta.get("disks", {}).get("data")
+        if not overlay or not Path(overlay).exists():
+            return None
+        compare = subprocess.run(["qemu-img", "compare", "-q", "-f", "qcow2", "-F", "qcow2",
+                                  overlay, meta["data_image"]], stdin=subprocess.DEVNULL,
+                                 capture_output=True, text=True, check=False)
+        if compare.returncode == 1:
+            return "content differs from the base image"
+        if compare.returncode != 0:
+            raise LabError(f"qemu-img compare failed: {compare.stderr.strip()}")
+        extents = json.loads(labimage.run(["qemu-img", "map", "--output=json", overlay], capture=True))
+        written = sum(e["length"] for e in extents if e["depth"] == 0 and (e["data"] or e["zero"]))
+        return f"{written} bytes were written (same content)" if written else None
+
+    def write_inventory(self) -> None:
+        """Ansible inventory of the running VMs, group osds. JSON strings are valid YAML scalars."""
+        lines = ["# Written by labctl; rewritten on every up/down.", "all:", "  children:", "    osds:",
+                 "      hosts:"]
+        running = [name for name in self.names() if self.pid(name) is not None]
+        if not running:
+            lines[-1] += " {}"
+        ssh_args = " ".join(SSH_OPTIONS[:-2])
+        for name in running:
+            meta = self.meta(name)
+            host_vars = {
+                "ansible_host": "127.0.0.1",
+                "ansible_port": meta["port"],
+                "ansible_user": "root",
+                "ansible_ssh_private_key_file": str(self.key),
+                "ansible_ssh_common_args": ssh_args,
+                "ansible_python_interpreter": "/usr/bin/python3",
+                "cephops_lab_data_manifest": meta["data_manifest"],
+            }
+            lines.append(f"        {name}:")
+            lines += [f"          {key}: {json.dumps(value)}" for key, value in host_vars.items()]
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.inventory.write_text("\n".join(lines) + "\n")
+
+
+# --- commands ---------------------------------------------------------------
+def cmd_image(lab: Lab, _args: argparse.Namespace) -> int:
+    os_image, data_image = labimage.ensure_images(lab.suite)
+    print(os_image)
+    print(data_image)
+    return 0
+
+
+def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
+    names = list(dict.fromkeys(args.name))
+    for name in names:
+        if not NAME_RE.match(name):
+            raise LabError(f"invalid VM name {name!r}: use lowercase letters, digits and dashes")
+    os_image, data_image = labimage.ensure_images(lab.suite)
+    lab.ensure_key()
+    accel = "kvm" if kvm_usable(os_image) else "tcg"
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
+        futures = [pool.submit(lab.up, name, os_image, data_image, accel) for name in names]
+    errors = [str(f.exception()) for f in futures if f.exception() is not None]
+    lab.write_inventory()
+    if errors:
+        raise LabError("\n\n".join(errors))
+    print(lab.inventory)
+    return 0
+
+
+def cmd_down(lab: Lab, args: argparse.Namespace) -> int:
+    status = 0
+    for name in args.name or lab.names():
+        lab.stop(name)
+        problem = lab.data_disk_report(name)
+        if problem:
+            # The overlays stay for inspection.
+            print(f"{name}: DATA DISK CHANGED: {problem}", file=sys.stderr)
+            status = 1
+            continue
+        if (lab.vm_dir(name) / "data.qcow2").exists():
+            print(f"{name}: stopped; data disk unchanged")
+        if not args.keep_disks:
+            for disk in lab.vm_dir(name).glob("*.qcow2"):
+                disk.unlink()
+    lab.write_inventory()
+    return status
+
+
+def cmd_status(lab: Lab, args: argparse.Namespace) -> int:
+    # The JSON rows double as molecule's instance config (instance/address/user/port/identity_file).
+    rows = []
+    for name in lab.names():
+        meta, pid = lab.meta(name), lab.pid(name)
+        rows.append({"instance": name, "address": "127.0.0.1", "user": "root", "port": meta.get("port"),
+                     "identity_file": str(lab.key), "running": pid is not None, "pid": pid,
+                     "accel": meta.get("accel"), "suite": meta.get("suite"),
+                     "console": str(lab.console_log(name))})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        state = f"running pid {row['pid']}" if row["running"] else "stopped"
+        print(f"{row['instance']:<12} {state:<20} port {row['port']}  {row['accel']}/{row['suite']}  {row['console']}")
+    print(f"inventory: {lab.inventory}")
+    return 0
+
+
+def cmd_ssh(lab: Lab, args: argparse.Namespace) -> int:
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    argv = lab.ssh_argv(args.vm, *command)
+    os.execvp(argv[0], argv)
+
+
+def cmd_console(lab: Lab, args: argparse.Namespace) -> int:
+    if args.vm not in lab.names():
+        raise LabError(f"no VM named {args.vm} in {lab.state_dir}")
+    print(lab.console_tail(args.vm, args.lines))
+    return 0
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--state-dir", type=Path, default=REPO_ROOT / ".lab",
+                        help="directory for overlays, pidfiles, logs, key and inventory (default: %(default)s)")
+    parser.add_argument("--suite", choices=labimage.SUITES,
+                        default=os.environ.get("CEPHOPS_LAB_SUITE", labimage.DEFAULT_SUITE),
+                        help="Debian release of the VMs (env CEPHOPS_LAB_SUITE; default: %(default)s)")
+    sub = parser.add_subparsers(dest="command_name", required=True)
+    sub.add_parser("image", help="build the OS image and data disk, or reuse the cached ones").set_defaults(func=cmd_image)
+    up = sub.add_parser("up", help="boot VMs in parallel, wait for SSH, write the inventory")
+    up.add_argument("--name", action="append", required=True, help="VM name; repeat for several VMs")
+    up.set_defaults(func=cmd_up)
+    down = sub.add_parser("down", help="stop VMs (default: all) and check their data disks are unchanged")
+    down.add_argument("--name", action="append", help="only this VM; repeatable")
+    down.add_argument("--keep-disks", action="store_true", help="keep the overlays for inspection")
+    down.set_defaults(func=cmd_down)
+    status = sub.add_parser("status", help="list the lab's VMs")
+    status.add_argument("--json", action="store_true")
+    status.set_defaults(func=cmd_status)
+    ssh = sub.add_parser("ssh", help="run a command in a VM (or open a shell)")
+    ssh.add_argument("vm")
+    ssh.add_argument("command", nargs=argparse.REMAINDER)
+    ssh.set_defaults(func=cmd_ssh)
+    console = sub.add_parser("console", help="print the tail of a VM's serial console log")
+    console.add_argument("vm")
+    console.add_argument("--lines", type=int, default=60)
+    console.set_defaults(func=cmd_console)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    # SIGTERM unwinds like Ctrl-C so image builds unmount and detach loop devices.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    args = parse_args(argv)
+    lab = Lab(args.state_dir, args.suite)
+    try:
+        return args.func(lab, args)
+    except (LabError, subprocess.CalledProcessError, ValueError) as error:
+        print(f"labctl: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

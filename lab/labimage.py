@@ -1,0 +1,344 @@
+"""Build and cache the lab's Debian OS image and its pre-filled data disk.
+
+Both images are keyed by a hash of everything that shapes them (suite,
+package list, this file and the guest files under image/), built in a
+temporary directory and renamed into place only when complete, so an
+interrupted build never leaves a half-made image behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+LAB_DIR = Path(__file__).resolve().parent
+GUEST_TREE = LAB_DIR / "image" / "rootfs"
+ESSENTIAL_HOOK = LAB_DIR / "image" / "essential-hook"
+
+SUITES = ("bookworm", "trixie")
+DEFAULT_SUITE = "bookworm"
+MIRROR = os.environ.get("CEPHOPS_LAB_MIRROR", "http://deb.debian.org/debian")
+PACKAGES = (
+    "dbus",
+    "e2fsprogs",
+    "fio",
+    "gdisk",
+    "grub-pc",
+    "hdparm",
+    "iproute2",
+    "kmod",
+    "linux-image-amd64",
+    "lvm2",
+    "nvme-cli",
+    "openssh-server",
+    "openssh-sftp-server",
+    "parted",
+    "procps",
+    "python3",
+    "python3-apt",
+    "sdparm",
+    "sudo",
+    "systemd-sysv",
+    "udev",
+    "util-linux",
+    "xfsprogs",
+)
+OS_IMAGE_SIZE = "8G"
+ROOT_LABEL = "cephops-root"
+KERNEL_CONSOLE = "console=ttyS0,115200"
+BOOT_UNITS_MASKED = (
+    "e2scrub_reap.service",
+    "nvmf-autoconnect.service",
+    "systemd-networkd-wait-online.service",
+)
+
+DATA_DISK_SIZE = "10G"
+DATA_LABEL = "cephops-data"
+
+
+def log(message: str) -> None:
+    print(f"[lab {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def run(argv: list[str], *, capture: bool = False) -> str:
+    """Run argv; on any interruption stop the child first so cleanup can unmount."""
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE if capture else sys.stderr,
+        text=True,
+    ) as proc:
+        try:
+            out = proc.communicate()[0]
+        except BaseException:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            raise
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, argv)
+    return out or ""
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("CEPHOPS_CACHE")
+    if not base:
+        xdg = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        base = str(Path(xdg) / "cephops-osd-tuning")
+    return Path(base) / "lab"
+
+
+def _hash_inputs(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\0")
+    digest.update(Path(__file__).read_bytes())
+    for path in sorted(p for p in (LAB_DIR / "image").rglob("*") if p.is_file()):
+        digest.update(str(path.relative_to(LAB_DIR)).encode())
+        # Only the executable bit matters: the rest of the mode depends on the umask of the checkout.
+        digest.update(b"\0x\0" if os.access(path, os.X_OK) else b"\0-\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def os_image_path(suite: str) -> Path:
+    return cache_dir() / f"debian-{suite}-{_hash_inputs('os', suite, *PACKAGES)}.qcow2"
+
+
+def data_image_path() -> Path:
+    return cache_dir() / f"data-{_hash_inputs('data')}.qcow2"
+
+
+def data_manifest_path(image: Path) -> Path:
+    return image.with_suffix(".manifest.json")
+
+
+@contextlib.contextmanager
+def _build_lock():
+    """Serialise builds so parallel lab runs share one build instead of racing."""
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / ".build.lock", "w", encoding="utf-8") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+@contextlib.contextmanager
+def _workdir(final: Path):
+    """A scratch directory next to the final image, removed whatever happens."""
+    work = Path(tempfile.mkdtemp(prefix=f".build-{final.stem}-", dir=final.parent))
+    try:
+        yield work
+    finally:
+        with _signals_held():
+            shutil.rmtree(work, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT/SIGTERM during cleanup: an interrupted cleanup would leak loop devices or mounts."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _cleanup(argv: list[str], attempts: int = 1) -> bool:
+    """Best-effort cleanup command, retried while a device settles; True on success."""
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(1)
+        if subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, check=False).returncode == 0:
+            return True
+    return False
+
+
+@contextlib.contextmanager
+def _loop_device(raw: str):
+    """Attach raw with its partitions; partx because losetup -P needs udev here."""
+    device = run(["losetup", "--find", "--show", str(raw)], capture=True).strip()
+    try:
+        run(["partx", "--add", device])
+        yield device
+    finally:
+        with _signals_held():
+            # Partitions added by partx outlive the loop device unless deleted,
+            # and a just-unmounted partition can stay busy for a moment.
+            _cleanup(["partx", "--delete", device], attempts=10)
+            _cleanup(["losetup", "--detach", device])
+
+
+@contextlib.contextmanager
+def _mounted(device: str, mountpoint: Path, *options: str):
+    mountpoint.mkdir(parents=True, exist_ok=True)
+    run(["mount", *options, device, str(mountpoint)])
+    try:
+        yield mountpoint
+    finally:
+        with _signals_held():
+            if not _cleanup(["umount", "--recursive", str(mountpoint)], attempts=10):
+                log(f"{mountpoint} stays busy; detaching it lazily")
+                _cleanup(["umount", "--recursive", "--lazy", str(mountpoint)])
+
+
+def _blkid(device: str, tag: str) -> str:
+    return run(["blkid", "--probe", "--match-tag", tag, "--output", "value", device], capture=True).strip()
+
+
+def _install_guest_tree(root: Path) -> None:
+    """Copy image/rootfs into the guest as root-owned files with sane modes."""
+    for source in sorted(GUEST_TREE.rglob("*")):
+        if not source.is_file():
+            continue
+        target = root / source.relative_to(GUEST_TREE)
+        for parent in reversed(target.relative_to(root).parents):
+            directory = root / parent
+            if not directory.exists():
+                directory.mkdir(mode=0o755)
+        target.write_bytes(source.read_bytes())
+        target.chmod(0o755 if os.access(source, os.X_OK) else 0o644)
+
+
+def _set_default_cmdline(root: Path) -> None:
+    """Put the serial console into GRUB_CMDLINE_LINUX_DEFAULT, leaving GRUB_CMDLINE_LINUX to the roles."""
+    grub_default = root / "etc/default/grub"
+    text, count = re.subn(
+        r'^GRUB_CMDLINE_LINUX_DEFAULT=.*$',
+        f'GRUB_CMDLINE_LINUX_DEFAULT="{KERNEL_CONSOLE}"',
+        grub_default.read_text(),
+        flags=re.MULTILINE,
+    )
+    if count != 1:
+        raise RuntimeError(f"{grub_default}: expected one GRUB_CMDLINE_LINUX_DEFAULT line")
+    grub_default.write_text(text)
+
+
+def _chroot_devices(root: Path, disk: str, uuid: str) -> None:
+    """A private /dev for grub-probe: the loop nodes plus the by-uuid link udev would make."""
+    dev = root / "dev"
+    run(["mount", "-t", "tmpfs", "-o", "mode=0755", "cephops-dev", str(dev)])
+    for name in ("null", "zero", "full", "random", "urandom", "tty"):
+        st = os.stat(f"/dev/{name}")
+        os.mknod(dev / name, st.st_mode, st.st_rdev)
+    for node in [disk, *sorted(str(p) for p in Path("/dev").glob(Path(disk).name + "p*"))]:
+        st = os.stat(node)
+        os.mknod(dev / Path(node).name, st.st_mode, st.st_rdev)
+    (dev / "disk/by-uuid").mkdir(parents=True)
+    (dev / "disk/by-uuid" / uuid).symlink_to(f"../../{Path(disk).name}p2")
+
+
+def _build_os_image(suite: str, final: Path) -> None:
+    with _workdir(final) as work:
+        raw = work / "root.raw"
+        run(["qemu-img", "create", "-q", "-f", "raw", str(raw), OS_IMAGE_SIZE])
+        # GPT with a BIOS boot partition for grub-pc's core image.
+        run(["sgdisk", "--clear",
+             "--new=1:2048:+1M", "--typecode=1:ef02", "--change-name=1:bios",
+             "--new=2:0:0", "--typecode=2:8300", "--change-name=2:root", str(raw)])
+        with _loop_device(str(raw)) as disk:
+            root_part = f"{disk}p2"
+            run(["mkfs.ext4", "-q", "-L", ROOT_LABEL, root_part])
+            uuid = _blkid(root_part, "UUID")
+            with _mounted(root_part, work / "mnt") as root:
+                (root / "lost+found").rmdir()
+                log(f"mmdebstrap {suite} ({len(PACKAGES)} packages)")
+                run(["mmdebstrap", "--variant=required", "--mode=root",
+                     "--include=" + ",".join(PACKAGES),
+                     "--essential-hook=" + str(ESSENTIAL_HOOK),
+                     suite, str(root), MIRROR])
+                log("configuring guest")
+                _chroot_devices(root, disk, uuid)
+                run(["mount", "-t", "proc", "proc", str(root / "proc")])
+                run(["mount", "--bind", "/sys", str(root / "sys")])
+                _install_guest_tree(root)
+                _set_default_cmdline(root)
+                (root / "etc/fstab").write_text(f"UUID={uuid} / ext4 errors=remount-ro 0 1\n")
+                (root / "etc/hostname").write_text("cephops-lab\n")
+                run(["chroot", str(root), "systemctl", "enable",
+                     "cephops-fw-cfg.service", "systemd-networkd.service", "ssh.service"])
+                # Boot-time jobs the lab never needs; each costs seconds under TCG.
+                run(["chroot", str(root), "systemctl", "mask", *BOOT_UNITS_MASKED])
+                log("installing grub")
+                run(["chroot", str(root), "grub-install", "--target=i386-pc", disk])
+                run(["chroot", str(root), "update-grub"])
+                grub_cfg = (root / "boot/grub/grub.cfg").read_text()
+                if f"root=UUID={uuid}" not in grub_cfg:
+                    raise RuntimeError("grub.cfg does not find the root filesystem by UUID")
+        log("converting to qcow2")
+        image = work / "root.qcow2"
+        run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(image)])
+        image.rename(final)
+
+
+def _pseudo_random(seed: str, size: int) -> bytes:
+    blocks, block = [], hashlib.sha256(seed.encode()).digest()
+    while len(blocks) * len(block) < size:
+        block = hashlib.sha256(block).digest()
+        blocks.append(block)
+    return b"".join(blocks)[:size]
+
+
+def _data_files() -> dict[str, bytes]:
+    """What the data disk holds; deterministic, so the manifest is reproducible."""
+    return {
+        "README.txt": b"Pre-existing data. The cephops.osd_tuning collection must never write here.\n",
+        "meta/osd-superblock.json": b'{"fsid": "00000000-0000-4000-8000-000000000001", "whoami": 0}\n',
+        "objects/0001.bin": _pseudo_random("objects/0001.bin", 1 << 20),
+        "objects/0002.bin": _pseudo_random("objects/0002.bin", 4 << 20),
+    }
+
+
+def _build_data_image(final: Path) -> None:
+    with _workdir(final) as work:
+        raw = work / "data.raw"
+        run(["qemu-img", "create", "-q", "-f", "raw", str(raw), DATA_DISK_SIZE])
+        run(["sgdisk", "--clear", "--new=1:2048:0", "--typecode=1:8300", "--change-name=1:data", str(raw)])
+        manifest = {"label": DATA_LABEL, "files": {}}
+        with _loop_device(str(raw)) as disk:
+            run(["mkfs.xfs", "-q", "-L", DATA_LABEL, f"{disk}p1"])
+            manifest["uuid"] = _blkid(f"{disk}p1", "UUID")
+            with _mounted(f"{disk}p1", work / "mnt") as mnt:
+                for path, content in _data_files().items():
+                    (mnt / path).parent.mkdir(parents=True, exist_ok=True)
+                    (mnt / path).write_bytes(content)
+                    manifest["files"][path] = hashlib.sha256(content).hexdigest()
+        image = work / "data.qcow2"
+        run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(image)])
+        data_manifest_path(final).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        # The image appears last: its presence marks a complete build.
+        image.rename(final)
+
+
+def ensure_images(suite: str) -> tuple[Path, Path]:
+    """Return (os_image, data_image), building whichever is not cached yet."""
+    if suite not in SUITES:
+        raise ValueError(f"unknown suite {suite!r}; choose from {', '.join(SUITES)}")
+    os_image, data_image = os_image_path(suite), data_image_path()
+    with _build_lock():
+        if os_image.exists():
+            log(f"OS image cached: {os_image}")
+        else:
+            started = time.monotonic()
+            log(f"building OS image {os_image}")
+            _build_os_image(suite, os_image)
+            log(f"OS image built in {time.monotonic() - started:.0f} s")
+        if data_image.exists():
+            log(f"data disk cached: {data_image}")
+        else:
+            log(f"building data disk {data_image}")
+            _build_data_image(data_image)
+    return os_image, data_image

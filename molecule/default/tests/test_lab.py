@@ -1,0 +1,109 @@
+"""Checks on a live lab VM: the drive zoo, the slow disk, the untouched data disk, the boot.
+
+The expectations are written out here rather than read from lab/labctl.py, so a
+lab that stops providing what the collection's tests rely on fails loudly.
+"""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+testinfra_hosts = ["ansible://osds"]
+
+GIB = 1 << 30
+MIN_DISK_BYTES = 8 * GIB  # ceph-volume rejects devices under 5 GB
+DATA_SERIAL = "CEPHOPS-DATA-0001"
+
+# serial: (transport, rotational, model or None when the bus has no settable model)
+ZOO = {
+    "CEPHOPS-SSD-0001": ("sata", False, "CEPHOPS FAST SSD"),
+    "CEPHOPS-HDD-0001": ("sata", True, "CEPHOPS HDD"),
+    "CEPHOPS-SLOW-0001": ("sata", False, "CEPHOPS SLOW SSD"),
+    DATA_SERIAL: ("sata", False, "CEPHOPS DATA SSD"),
+    "CEPHOPS-NVME-0001": ("nvme", False, None),
+    "CEPHOPS-VIRTIO-0001": ("virtio", True, None),
+    "CEPHOPS-OPSSD-0001": ("sata", False, "CEPHOPS SPARE"),
+    "CEPHOPS-OPVIRT-0001": ("virtio", True, None),
+    "CEPHOPS-FS-0001": ("virtio", True, None),
+}
+
+# sysfs path fragment of each transport's block devices
+SYSFS_TRANSPORT = {"sata": "/ata", "nvme": "/nvme/", "virtio": "/virtio"}
+
+
+def whole_disk_by_serial(host, serial):
+    """The /dev/sdX-style node udev linked from /dev/disk/by-id for this serial."""
+    links = [
+        name
+        for name in host.check_output("ls -1 /dev/disk/by-id").split()
+        if name.endswith(("_" + serial, "-" + serial))
+    ]
+    targets = {host.check_output("readlink -f %s", "/dev/disk/by-id/" + link) for link in links}
+    assert len(targets) == 1, f"{serial}: expected one disk in /dev/disk/by-id, found {sorted(targets)}"
+    return targets.pop()
+
+
+def sysfs_attr(host, disk, attribute):
+    return host.file(f"/sys/class/block/{Path(disk).name}/{attribute}").content_string.strip()
+
+
+def fsync_write_iops(host, serial):
+    """IOPS of 4 s of synchronous 4k random writes; only ever on blank scratch disks."""
+    assert serial != DATA_SERIAL, "the data disk must never be written"
+    disk = whole_disk_by_serial(host, serial)
+    result = host.check_output(
+        "fio --name=fsync-probe --filename=%s --ioengine=libaio --direct=1 --fsync=1 "
+        "--bs=4k --iodepth=1 --rw=randwrite --size=256M --runtime=4 --time_based "
+        "--output-format=json",
+        disk,
+    )
+    return json.loads(result)["jobs"][0]["write"]["iops"]
+
+
+@pytest.mark.parametrize("serial", sorted(ZOO))
+def test_zoo_disk(host, serial):
+    transport, rotational, model = ZOO[serial]
+    disk = whole_disk_by_serial(host, serial)
+    sysfs_path = host.check_output("readlink -f %s", f"/sys/class/block/{Path(disk).name}")
+    assert SYSFS_TRANSPORT[transport] in sysfs_path, f"{serial} is not on {transport}: {sysfs_path}"
+    assert sysfs_attr(host, disk, "queue/rotational") == ("1" if rotational else "0")
+    assert int(sysfs_attr(host, disk, "size")) * 512 >= MIN_DISK_BYTES
+    if model:
+        assert sysfs_attr(host, disk, "device/model") == model
+
+
+def test_slow_disk_is_slower_under_fsync(host):
+    fast = fsync_write_iops(host, "CEPHOPS-SSD-0001")
+    slow = fsync_write_iops(host, "CEPHOPS-SLOW-0001")
+    assert slow < 100, f"throttled disk should manage ~50 IOPS, got {slow:.0f}"
+    assert fast > 3 * slow, f"fast SSD {fast:.0f} IOPS is not clearly faster than slow SSD {slow:.0f}"
+
+
+def test_data_disk_files_unchanged(host):
+    state_dir = Path(os.environ["CEPHOPS_LAB_STATE_DIR"])
+    vm = json.loads((state_dir / "vms" / host.backend.get_hostname() / "vm.json").read_text())
+    manifest = json.loads(Path(vm["data_manifest"]).read_text())
+    disk = whole_disk_by_serial(host, DATA_SERIAL)
+    partition = host.check_output("readlink -f %s", f"/dev/disk/by-id/ata-CEPHOPS_DATA_SSD_{DATA_SERIAL}-part1")
+    assert partition.startswith(disk)
+    assert host.check_output("blkid --probe --match-tag UUID --output value %s", partition) == manifest["uuid"]
+    mountpoint = host.check_output("mktemp -d")
+    try:
+        # norecovery: even a dirty log must not be replayed, which would write.
+        host.run_expect([0], "mount -t xfs -o ro,norecovery %s %s", partition, mountpoint)
+        checksums = {
+            path: host.check_output("sha256sum %s", f"{mountpoint}/{path}").split()[0]
+            for path in manifest["files"]
+        }
+    finally:
+        host.run("umount %s", mountpoint)
+        host.run("rmdir %s", mountpoint)
+    assert checksums == manifest["files"]
+
+
+def test_booted_through_grub(host):
+    cmdline = host.file("/proc/cmdline").content_string
+    assert "BOOT_IMAGE=" in cmdline, "kernel was not started by grub"
+    assert "root=UUID=" in cmdline

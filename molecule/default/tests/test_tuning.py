@@ -1,0 +1,139 @@
+"""What site.yml left on a lab host, checked on the live system after a reboot through grub.
+
+Disks are found by serial, so the checks hold whatever kernel names they got this boot.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from test_lab import DATA_SERIAL, whole_disk_by_serial
+
+testinfra_hosts = ["ansible://osds"]
+
+SCHEDULERS = {
+    "CEPHOPS-SSD-0001": "none",
+    "CEPHOPS-SLOW-0001": "none",
+    DATA_SERIAL: "none",
+    "CEPHOPS-OPSSD-0001": "none",
+    "CEPHOPS-HDD-0001": "mq-deadline",
+    "CEPHOPS-NVME-0001": "none",  # the bookworm guest starts NVMe on mq-deadline: udev must change it
+    "CEPHOPS-VIRTIO-0001": "none",
+}
+SATA_SSDS = ("CEPHOPS-SSD-0001", "CEPHOPS-SLOW-0001", DATA_SERIAL, "CEPHOPS-OPSSD-0001")
+RULES = ("/etc/udev/rules.d/60-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
+GATE_CACHE = "/var/cache/cephops-osd-tuning/gate"
+
+
+def queue(host, serial, attribute):
+    name = Path(whole_disk_by_serial(host, serial)).name
+    return host.file(f"/sys/block/{name}/queue/{attribute}").content_string.strip()
+
+
+def active_scheduler(host, serial):
+    return queue(host, serial, "scheduler").split("[")[1].split("]")[0]
+
+
+@pytest.mark.parametrize("serial", sorted(SCHEDULERS))
+def test_scheduler_set_by_udev_at_boot(host, serial):
+    assert active_scheduler(host, serial) == SCHEDULERS[serial]
+
+
+@pytest.mark.parametrize("serial", SATA_SSDS)
+def test_max_sectors_kb_holds_on_sata_ssds(host, serial):
+    assert queue(host, serial, "max_sectors_kb") == "64"
+
+
+def test_max_sectors_kb_left_alone_where_not_chosen(host):
+    assert queue(host, "CEPHOPS-HDD-0001", "max_sectors_kb") == queue(host, "CEPHOPS-HDD-0001", "max_hw_sectors_kb")
+
+
+@pytest.mark.parametrize("path", RULES)
+def test_udev_rules_files_are_root_owned_and_readable(host, path):
+    rules = host.file(path)
+    assert rules.user == "root" and rules.group == "root" and rules.mode == 0o644
+    assert rules.content_string.startswith("# Managed by role cephops.osd_tuning.")
+    assert 'SUBSYSTEM=="block"' in rules.content_string
+
+
+def test_no_stale_elevator_anywhere(host):
+    assert "elevator=" not in host.file("/proc/cmdline").content_string
+    assert "elevator=" not in host.file("/etc/default/grub").content_string
+    assert "elevator=" not in host.file("/boot/grub/grub.cfg").content_string
+    # ... and prepare.yml had put one there: the record of what the role removed says so.
+    record = json.loads(host.file("/var/lib/cephops-osd-tuning/io_scheduler-cmdline.json").content_string)
+    assert record["removed"] == ["elevator=deadline"]
+
+
+def test_root_and_ceph_filesystem_mounted_noatime_after_reboot(host):
+    assert "noatime" in host.mount_point("/").options
+    osd = host.mount_point("/var/lib/ceph/osd/ceph-0")
+    assert osd.filesystem == "xfs" and "noatime" in osd.options
+    assert "isize=2048" in host.check_output("xfs_info /var/lib/ceph/osd/ceph-0")
+    fstab = host.file("/etc/fstab").content_string
+    assert any(line.startswith("UUID=") and "/var/lib/ceph/osd/ceph-0" in line and "noatime" in line
+               for line in fstab.splitlines())
+
+
+@pytest.mark.parametrize("serial,reserve", [("CEPHOPS-OPSSD-0001", 20), ("CEPHOPS-OPVIRT-0001", 10)])
+def test_partition_overprovisioning_survives_the_reboot(host, serial, reserve):
+    disk = Path(whole_disk_by_serial(host, serial)).name
+    size = int(host.file(f"/sys/block/{disk}/size").content_string)
+    parts = [p for p in host.check_output(f"ls /sys/block/{disk}").split() if p.startswith(disk)]
+    assert len(parts) == 1, parts
+    start = int(host.file(f"/sys/block/{disk}/{parts[0]}/start").content_string)
+    length = int(host.file(f"/sys/block/{disk}/{parts[0]}/size").content_string)
+    assert start == 2048  # 1 MiB aligned
+    assert (start + length) * 100 <= size * (100 - reserve)
+    record = json.loads(host.file("/etc/ansible/facts.d/cephops_overprovision.fact").content_string)
+    assert any(serial in json.dumps(entry) for entry in record["disks"].values())
+
+
+def test_hpa_on_the_emulated_sata_ssd_fails_cleanly(host):
+    disk = whole_disk_by_serial(host, "CEPHOPS-SSD-0001")
+    before = host.check_output("hdparm -N %s", disk)
+    # testinfra returns a failed module's result without its "failed" key: judge the result.
+    result = host.ansible("cephops.osd_tuning.ata_hpa", f"device={disk} reserve_percent=10 erase=true",
+                          check=False, become=True)
+    assert "the drive rejected SET MAX ADDRESS" in result["msg"] and "the HPA is unchanged" in result["msg"]
+    assert result["visible_sectors"] == result["native_sectors"] == result["visible_sectors_before"]
+    assert host.check_output("hdparm -N %s", disk) == before
+
+
+GATE_VERDICTS = {
+    "CEPHOPS-SSD-0001": "suitable",
+    "CEPHOPS-VIRTIO-0001": "suitable",  # virtio reports rotational: HDD class thresholds
+    "CEPHOPS-HDD-0001": "suitable",  # HDD class thresholds
+    "CEPHOPS-SLOW-0001": "unsuitable",
+}
+
+
+def gate_cache(host):
+    entries = {}
+    for name in host.file(GATE_CACHE).listdir():
+        entry = json.loads(host.file(f"{GATE_CACHE}/{name}").content_string)
+        entries[entry["result"].get("serial")] = entry["result"]
+    return entries
+
+
+@pytest.mark.parametrize("serial", sorted(GATE_VERDICTS))
+def test_gate_verdicts(host, serial):
+    result = gate_cache(host)[serial]
+    assert result["verdict"] == GATE_VERDICTS[serial], result["reasons"]
+
+
+def test_gate_never_probed_the_data_disk(host):
+    assert DATA_SERIAL not in gate_cache(host)
+
+
+def test_disk_facts_on_real_udev(host):
+    disks = {d["serial"]: d for d in host.ansible("cephops.osd_tuning.disk_facts", check=False, become=True)["disks"]}
+    assert disks[DATA_SERIAL]["available"] is False
+    assert disks[DATA_SERIAL]["reject_reasons"][:2] == ["Has GPT headers", "Has partitions"]
+    assert disks["CEPHOPS-SSD-0001"]["transport"] == "sata" and disks["CEPHOPS-SSD-0001"]["by_id"]
+    assert disks["CEPHOPS-NVME-0001"]["transport"] == "nvme"
+    assert disks["CEPHOPS-VIRTIO-0001"]["transport"] == "virtio"
+    assert disks["CEPHOPS-HDD-0001"]["rotational"] is True
+    assert disks["CEPHOPS-OPSSD-0001"]["reject_reasons"][:2] == ["Has GPT headers", "Has partitions"]
+    assert any(d["root_disk"] for d in disks.values())

@@ -1,0 +1,74 @@
+"""Two hosts after site.yml, a ceph-ansible-shaped OSD play, qualify.yml, rollback.yml and a reboot."""
+
+import json
+import os
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "default" / "tests"))
+
+# The data disk check runs here too: pytest collects the imported test function.
+from test_lab import test_data_disk_files_unchanged, whole_disk_by_serial  # noqa: E402,F401
+
+testinfra_hosts = ["ansible://osds"]
+
+FAST = "/dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001"
+SLOW = "/dev/disk/by-id/ata-CEPHOPS_SLOW_SSD_CEPHOPS-SLOW-0001"
+VIRTIO = "/dev/disk/by-id/virtio-CEPHOPS-VIRTIO-0001"
+REPORTS = Path(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")) / "qualify"
+RECORDS = ("/var/lib/cephops-osd-tuning/io_scheduler-queues.json",
+           "/var/lib/cephops-osd-tuning/max_sectors_kb-queues.json",
+           "/var/lib/cephops-osd-tuning/mount_options.json")
+RULES = ("/etc/udev/rules.d/60-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
+
+
+def test_exclude_hands_ceph_osd_only_the_approved_disks(host):
+    devices = json.loads(host.file("/root/ceph-osd-devices.json").content_string)
+    assert SLOW not in " ".join(devices)
+    assert sorted(Path(d).name for d in devices) == sorted(
+        Path(host.check_output("readlink -f %s", d)).name for d in (FAST, VIRTIO))
+
+
+def test_block_stops_the_osd_play(host):
+    assert not host.file("/root/ceph-osd-deployed").exists
+    reason = host.file("/root/ceph-osd-blocked.txt").content_string
+    assert "not approved" in reason and Path(host.check_output("readlink -f %s", SLOW)).name in reason
+
+
+def test_qualify_wrote_one_fleet_report_across_hosts():
+    report = json.loads((REPORTS / "disk_gate.json").read_text())
+    assert sorted(h["host"] for h in report["hosts"]) == ["fleet1", "fleet2"]
+    suites = ElementTree.parse(REPORTS / "disk_gate.junit.xml").getroot()
+    cases = suites.findall(".//testcase")
+    assert len(cases) == 4 and not suites.findall(".//failure")
+    assert "<svg" in (REPORTS / "disk_gate.html").read_text()
+    specs = list(yaml.safe_load_all((REPORTS / "disk_gate.cephadm.yml").read_text()))
+    assert sorted(s["placement"]["hosts"][0] for s in specs) == ["fleet1", "fleet2"]
+    assert all(len(s["spec"]["data_devices"]["paths"]) == 2 for s in specs)
+
+
+def test_rollback_removed_rules_and_records(host):
+    for path in RULES + RECORDS + ("/etc/ansible/facts.d/cephops_overprovision.fact",):
+        assert not host.file(path).exists, path
+
+
+def test_rollback_restored_kernel_defaults_after_reboot(host):
+    fast = Path(whole_disk_by_serial(host, "CEPHOPS-SSD-0001")).name
+    assert "[mq-deadline]" in host.file(f"/sys/block/{fast}/queue/scheduler").content_string
+    assert host.file(f"/sys/block/{fast}/queue/max_sectors_kb").content_string.strip() == \
+        host.file(f"/sys/block/{fast}/queue/max_hw_sectors_kb").content_string.strip()
+
+
+def test_rollback_restored_fstab_and_mounts(host):
+    assert "noatime" not in host.mount_point("/").options
+    root_line = [line for line in host.file("/etc/fstab").content_string.splitlines() if " / " in line]
+    assert root_line and root_line[0].split()[3] == "errors=remount-ro"
+
+
+def test_rollback_removed_the_overprovisioning_partitions(host):
+    for serial in ("CEPHOPS-OPSSD-0001", "CEPHOPS-OPVIRT-0001"):
+        disk = Path(whole_disk_by_serial(host, serial)).name
+        assert not [p for p in host.check_output(f"ls /sys/block/{disk}").split() if p.startswith(disk)]
