@@ -70,6 +70,14 @@ def command_failures(stderr):
     return [f.strip() for f in _FAILED.findall(stderr or "")]
 
 
+def check_request(reserve_percent=None, visible_sectors=None):
+    """Refuse a request no disk could satisfy, before anything looks at the disk."""
+    if reserve_percent is not None and not 0 <= reserve_percent <= 90:
+        raise HpaError("reserve_percent %s is outside 0-90" % reserve_percent)
+    if visible_sectors is not None and visible_sectors < 1:
+        raise HpaError("visible_sectors %d must be at least 1" % visible_sectors)
+
+
 def target_sectors(native_sectors, logical_sector_size, reserve_percent=None, visible_sectors=None):
     """Visible sector count to set: ``visible_sectors`` as given, or the native maximum less
     ``reserve_percent``, rounded down to a whole MiB so partitions can end on a MiB boundary.
@@ -77,14 +85,13 @@ def target_sectors(native_sectors, logical_sector_size, reserve_percent=None, vi
     Raises HpaError for a count that is not below or equal to the native maximum, or a
     reserve outside 0-90 %.
     """
+    check_request(reserve_percent, visible_sectors)
     if visible_sectors is None:
-        if not 0 <= reserve_percent <= 90:
-            raise HpaError("reserve_percent %s is outside 0-90" % reserve_percent)
         per_mib = max(1, MIB // logical_sector_size)
         # Integer arithmetic: a float percentage of 2^31 sectors loses precision.
         keep = native_sectors * int(round((100 - reserve_percent) * 1000)) // 100000
         visible_sectors = keep // per_mib * per_mib
-    if visible_sectors < 1:
+    if visible_sectors < 1:  # a reserve that leaves less than a MiB
         raise HpaError("visible_sectors %d must be at least 1" % visible_sectors)
     if visible_sectors > native_sectors:
         raise HpaError("visible_sectors %d is above the native maximum %d" % (visible_sectors, native_sectors))

@@ -310,6 +310,10 @@ def main():
         required_if=[("state", "present", ("reserve_percent", "visible_sectors"), True)],
         supports_check_mode=True,
     )
+    try:
+        hpa.check_request(module.params["reserve_percent"], module.params["visible_sectors"])
+    except hpa.HpaError as exc:
+        module.fail_json(msg="%s: %s; nothing was read or written" % (module.params["device"], exc))
     job = AtaHpa(module)
     try:
         job.execute()
