@@ -15,6 +15,22 @@ import pytest
 from loopdisk import attach, detach
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Cases of the safety suite (test_safety.py), summarised at the end of the run.
+SAFETY_LOG = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not SAFETY_LOG:
+        return
+    write = terminalreporter.write_line
+    write("")
+    write("safety suite: %d cases, %d refused with the expected reason, data changed on %d disks (must be 0; "
+          "every byte of every disk checksummed before and after each case)"
+          % (len(SAFETY_LOG), sum(1 for c in SAFETY_LOG if c["expected"]),
+             len(set(d for c in SAFETY_LOG for d in c["changed"]))))
+    for case in SAFETY_LOG:
+        write("  %-18s %-28s %-4s %s" % (case["module"], case["case"][:28], "ok" if case["expected"] else "MISS",
+                                         case["shown"][:110].replace("\n", " ")))
 
 
 @pytest.fixture

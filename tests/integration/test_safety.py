@@ -1,0 +1,161 @@
+"""Safety suite: every module that writes, against bad input, with proof that no data changed.
+
+Each case names a module, the input, and the check that must refuse it; the disks the case
+touches are checksummed before and after. The run ends with a summary (cases, refusals with
+the expected reason, bytes of data changed), printed by conftest.
+"""
+
+import os
+
+import pytest
+
+from conftest import SAFETY_LOG, ansible_module
+from loopdisk import attach, detach, run
+from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
+
+EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
+
+
+class Zoo:
+    """The disks of the suite: blank, partitioned, and each non-blank kind."""
+
+    def __init__(self, loop_disks, tmp_path):
+        self.blank = loop_disks()
+        self.parted = loop_disks()
+        make_gpt_partitions(self.parted)
+        self.kinds = {}
+        for kind, prepare, reasons in NON_BLANK:
+            disk = loop_disks()
+            prepare(disk)
+            self.kinds[kind] = (disk, reasons)
+        self.partition = "/dev/%sp1" % self.parted.name
+        self.partition_link = tmp_path / "by-id-link-to-a-partition"
+        self.partition_link.symlink_to(self.partition)
+
+    def disks(self):
+        return [self.blank, self.parted] + [disk for disk, _reasons in self.kinds.values()]
+
+
+@pytest.fixture(scope="module")
+def zoo(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("safety")
+    created = []
+
+    def new_disk(size_gib=8):
+        disk = attach(tmp / ("disk%d.img" % len(created)), size_gib)
+        created.append(disk)
+        return disk
+
+    yield Zoo(new_disk, tmp)
+    for disk in reversed(created):
+        detach(disk)
+
+
+def failure(result):
+    assert result.get("failed") is True, result
+    return result["msg"]
+
+
+def refusal(result):
+    """The probe refuses per disk (others are still probed): the reasons of the first result."""
+    found = result["results"][0]
+    assert found["verdict"] == "refused", found
+    return "; ".join(found["reasons"])
+
+
+SHELL = "/dev/loop0; touch /tmp/cephops-pwned"
+
+CASES = [
+    # (case, module, args from the zoo, judge, text the refusal must hold)
+    ("nonexistent device", "disk_facts", lambda z: dict(devices=["/dev/cephops-none"]), failure, "no such device"),
+    ("nonexistent device", "block_queue", lambda z: dict(devices=["/dev/cephops-none"], attributes={"scheduler": "none"}),
+     failure, "no such device"),
+    ("nonexistent device", "sync_write_probe", lambda z: dict(devices=["/dev/cephops-none"], runtime=1, **EASY),
+     refusal, "no such device"),
+    ("nonexistent device", "ata_hpa", lambda z: dict(device="/dev/cephops-none", reserve_percent=10, erase=True),
+     failure, "no such device"),
+    ("nonexistent device", "seq_read_probe", lambda z: dict(devices=["/dev/cephops-none"]), failure, "no such device"),
+    ("partition instead of disk", "sync_write_probe", lambda z: dict(devices=[z.partition], runtime=1, **EASY),
+     refusal, "is a partition"),
+    ("partition instead of disk", "block_queue", lambda z: dict(devices=[z.partition], attributes={"scheduler": "none"}),
+     failure, "is a partition"),
+    ("partition instead of disk", "ata_hpa", lambda z: dict(device=z.partition, reserve_percent=10, erase=True),
+     failure, "is a partition"),
+    ("by-id link to a partition", "sync_write_probe", lambda z: dict(devices=[str(z.partition_link)], runtime=1, **EASY),
+     refusal, "is a partition"),
+    ("by-id link to a partition", "mount_options", lambda z: dict(
+        mounts=[], fstab=os.devnull, new_filesystems=[dict(device=str(z.partition_link), mountpoint="/mnt/x")]),
+     failure, "is a partition"),
+    ("shell metacharacters", "disk_facts", lambda z: dict(devices=[SHELL]), failure, "no such device"),
+    ("shell metacharacters", "sync_write_probe", lambda z: dict(devices=[SHELL], runtime=1, **EASY),
+     refusal, "no such device"),
+    ("scheduler the kernel lacks", "block_queue", lambda z: dict(devices=[z.blank.path], attributes={"scheduler": "cfq"}),
+     failure, "is not available; choices"),
+    ("negative number", "block_queue", lambda z: dict(devices=[z.blank.path], attributes={"read_ahead_kb": -1}),
+     failure, "is negative"),
+    ("zero", "block_queue", lambda z: dict(devices=[z.blank.path], attributes={"max_sectors_kb": 0}),
+     failure, "below the page size"),
+    ("huge number", "block_queue", lambda z: dict(devices=[z.blank.path], attributes={"max_sectors_kb": 10 ** 12}),
+     failure, "above max_hw_sectors_kb"),
+    ("zero runtime", "sync_write_probe", lambda z: dict(devices=[z.blank.path], runtime=0, **EASY),
+     failure, "runtime must be at least 1"),
+    ("negative runtime", "seq_read_probe", lambda z: dict(devices=[z.blank.path], runtime=-5),
+     failure, "runtime must be at least 1"),
+    ("huge reserve", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=1000, erase=True),
+     failure, "reserve_percent 1000.0 is outside 0-90; nothing was read or written"),
+    ("not an ATA disk", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=10, erase=True),
+     failure, "ATA"),
+    ("udev rule injection", "udev_queue_rules", lambda z: dict(
+        path=os.devnull + ".rules", reload=False,
+        rules=[dict(match={"ENV{ID_MODEL}": 'x", RUN+="/bin/sh'}, attributes={"scheduler": "none"})]),
+     failure, "holds a quote"),
+    ("kernel argument with a space", "kernel_cmdline", lambda z: dict(present={"elevator": "a b"}, update=False),
+     failure, "not a kernel argument name or value"),
+    ("mkfs -n size=64k", "mount_options", lambda z: dict(
+        mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.blank.path, mountpoint="/mnt/x",
+                                                           mkfs_options=["-f", "-n", "size=64k"])]),
+     failure, "refused mkfs.xfs option"),
+]
+for _kind, _prepare, _reasons in NON_BLANK:
+    CASES += [
+        (_kind, "sync_write_probe", lambda z, k=_kind: dict(devices=[z.kinds[k][0].path], runtime=1, **EASY),
+         refusal, _reasons[0]),
+        (_kind, "ata_hpa", lambda z, k=_kind: dict(device=z.kinds[k][0].path, reserve_percent=10, erase=True),
+         failure, _reasons[0]),
+        (_kind, "mount_options", lambda z, k=_kind: dict(
+            mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds[k][0].path, mountpoint="/mnt/x")]),
+         failure, _reasons[0]),
+    ]
+
+
+@pytest.mark.parametrize("case,module,args,judge,expected", CASES,
+                         ids=["%s-%s" % (case[1], case[0].replace(" ", "_")) for case in CASES])
+def test_bad_input_is_refused_and_no_byte_changes(zoo, case, module, args, judge, expected):
+    before = dict((disk.name, disk.checksum()) for disk in zoo.disks())
+    shown = judge(ansible_module(module, args(zoo)))
+    changed = [name for name, digest in ((d.name, d.checksum()) for d in zoo.disks()) if digest != before[name]]
+    SAFETY_LOG.append(dict(case=case, module=module, shown=shown, expected=expected in shown, changed=changed))
+    assert expected in shown, shown
+    assert changed == []
+    assert not os.path.exists("/tmp/cephops-pwned")
+
+
+def test_mounted_and_read_only_disks_are_refused_by_the_probe(loop_disks, mount_ns, tmp_path):
+    mounted, read_only = loop_disks(), loop_disks()
+    make_xfs(mounted)
+    (tmp_path / "mnt").mkdir()
+    run(mount_ns + ["mount", mounted.path, str(tmp_path / "mnt")])
+    run(["blockdev", "--setro", read_only.path])
+    try:
+        before = (mounted.checksum(), read_only.checksum())
+        result = ansible_module("sync_write_probe", dict(devices=[mounted.path, read_only.path], runtime=1, **EASY),
+                                prefix=mount_ns)
+    finally:
+        run(["blockdev", "--setrw", read_only.path])
+    verdicts = dict((r["device"], (r["verdict"], r["reasons"])) for r in result["results"])
+    for disk, reason in ((mounted, "mounted"), (read_only, "read-only")):
+        verdict, reasons = verdicts[disk.path]
+        SAFETY_LOG.append(dict(case=reason + " disk", module="sync_write_probe", shown="; ".join(reasons),
+                               expected=verdict == "refused" and reason in reasons, changed=[]))
+        assert verdict == "refused" and reason in reasons
+    assert (mounted.checksum(), read_only.checksum()) == before
