@@ -382,6 +382,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe, interrupts
 
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(

@@ -3,15 +3,15 @@
 import json
 import os
 import sys
-import xml.etree.ElementTree as ElementTree
+from xml.etree import ElementTree
 from pathlib import Path
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "default" / "tests"))
 
-# The data disk check runs here too: pytest collects the imported test function.
-from test_lab import test_data_disk_files_unchanged, whole_disk_by_serial  # noqa: E402,F401
+import test_lab  # noqa: E402
+from test_lab import whole_disk_by_serial  # noqa: E402
 
 testinfra_hosts = ["ansible://osds"]
 
@@ -72,3 +72,7 @@ def test_rollback_removed_the_overprovisioning_partitions(host):
     for serial in ("CEPHOPS-OPSSD-0001", "CEPHOPS-OPVIRT-0001"):
         disk = Path(whole_disk_by_serial(host, serial)).name
         assert not [p for p in host.check_output(f"ls /sys/block/{disk}").split() if p.startswith(disk)]
+
+
+def test_data_disk_untouched(host):
+    test_lab.test_data_disk_files_unchanged(host)
