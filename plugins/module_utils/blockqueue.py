@@ -187,7 +187,3 @@ def remember(record, key, name, changes):
         entry["name"] = name
         entry["attributes"].setdefault(attr, before)
     return record
-
-
-def dump_record(record):
-    return json.dumps(record, indent=1, sort_keys=True) + "\n"

@@ -517,7 +517,3 @@ def restore_request(original, current):
     # relatime is what the kernel gives a line without an access time mode: never remove it.
     absent += [mode for mode in ("noatime", "strictatime", "nodiratime") if mode not in kept and mode not in absent]
     return kept, absent
-
-
-def dump_record(record):
-    return json.dumps(record, indent=1, sort_keys=True) + "\n"

@@ -154,7 +154,3 @@ def restore_request(record):
     present = dict(arg.split("=", 1) for arg in previous if "=" in arg)
     absent = [name for name in record["replaced"] if name not in present]
     return absent, present
-
-
-def dump_record(record):
-    return json.dumps(record, indent=1, sort_keys=True) + "\n"

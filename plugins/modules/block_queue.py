@@ -154,10 +154,9 @@ not_applied:
 """
 
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, blockqueue
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, blockqueue, records
 
 
 def _groups(params):
@@ -275,17 +274,7 @@ def _update_record(module, path, record, pending, applied, restored_keys):
         for name in sorted(set(write[0] for write in applied)):
             blockqueue.remember(record, blockdev.identity_key(name), name,
                                 [(attr, before, after) for n, attr, before, after in applied if n == name])
-    if not record["disks"]:
-        if os.path.exists(path):
-            os.unlink(path)
-        return
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
-    fd, staged = tempfile.mkstemp(prefix=".cephops-", dir=directory)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(blockqueue.dump_record(record))
-    module.atomic_move(staged, path)
+    records.save(module, path, record, empty=not record["disks"])
 
 
 def _warn_on_kernel_rounding(module, name, changes):

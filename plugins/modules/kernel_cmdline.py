@@ -138,7 +138,7 @@ import shutil
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import grub
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import grub, records
 
 # Prints the two variables after sourcing the given files in order, as grub-mkconfig does.
 EFFECTIVE_SCRIPT = 'for f in "$@"; do . "$f" || exit 3; done; printf "%s\\n%s\\n" "$GRUB_CMDLINE_LINUX" "$GRUB_CMDLINE_LINUX_DEFAULT"'
@@ -165,18 +165,7 @@ def _load_record(module, path):
 
 
 def _save_record(module, path, record):
-    """Write the record atomically, or remove it when there is nothing left to undo."""
-    if not record or not (record["removed"] or record["replaced"]):
-        if os.path.exists(path):
-            os.unlink(path)
-        return
-    directory = os.path.dirname(path) or "."
-    if not os.path.isdir(directory):
-        os.makedirs(directory, 0o755)
-    fd, staged = tempfile.mkstemp(prefix=".cephops-", dir=directory)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(grub.dump_record(record))
-    module.atomic_move(staged, path)
+    records.save(module, path, record, empty=not record or not (record["removed"] or record["replaced"]))
 
 
 def _update_command(module):

@@ -269,7 +269,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fstab
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fstab, records
 
 SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                      "/usr/lib/systemd/system", "/lib/systemd/system")
@@ -538,18 +538,7 @@ class MountOptions:
         else:
             fstab.remember(record, [(p["mountpoint"], entries[p["mountpoint"]]["options"]) for p in plans
                                     if p["fstab_changed"]])
-        path = self.params["record"]
-        if not record["mounts"]:
-            if os.path.exists(path):
-                os.unlink(path)
-            return
-        directory = os.path.dirname(path) or "."
-        if not os.path.isdir(directory):
-            os.makedirs(directory, 0o755)
-        handle, staged = tempfile.mkstemp(prefix=".cephops-", dir=directory)
-        with os.fdopen(handle, "w") as out:
-            out.write(fstab.dump_record(record))
-        self.module.atomic_move(staged, path)
+        records.save(self.module, self.params["record"], record, empty=not record["mounts"])
 
     @staticmethod
     def unit_file(target):
