@@ -541,8 +541,8 @@ ADAPTIVE_MAX_STAGES = 3
 class Prober:
     """Probes a set of available disks and always cleans up after itself.
 
-    ``run_command(argv)`` -> (rc, out, err) runs the short commands (zeroing, cache
-    switches); probes go through ``run_processes``. Results are keyed by kernel name.
+    ``run_command(argv)`` -> (rc, out, err) runs the short commands (write cache reads and
+    switches); probes and zeroing go through ``run_processes``. Results are keyed by kernel name.
     """
 
     def __init__(self, run_command, settings):
@@ -764,11 +764,18 @@ class Prober:
     # ---- cleanup
 
     def zero_written(self, disks):
-        """{name: error or None} after zeroing the region of every disk a probe wrote to."""
+        """{name: error or None} after zeroing the region of every disk a probe wrote to.
+
+        All disks at once, like the probe: one after another, a host with many disks would
+        spend most of its gating time zeroing."""
+        written = [d for d in disks if d["name"] in self.written]
+        runs = run_processes([zero_command(d["path"], self.s["region"]) for d in written], self.s["timeout"])
         errors = {}
-        for disk in disks:
-            if disk["name"] in self.written:
-                rc, out, err = self.run_command(zero_command(disk["path"], self.s["region"]))
+        for disk, (rc, out, err, timed_out) in zip(written, runs):
+            if timed_out:
+                errors[disk["name"]] = "could not zero the probe region: dd did not finish within %d s; killed" % (
+                    self.s["timeout"])
+            else:
                 errors[disk["name"]] = None if rc == 0 else "could not zero the probe region (rc=%s): %s" % (
                     rc, (err or out).strip())
         return errors

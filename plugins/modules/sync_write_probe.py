@@ -132,7 +132,8 @@ options:
     default: 512
   timeout:
     description:
-      - Seconds one probe run may take before it is killed and its disks get V(error).
+      - Seconds one probe run may take before it is killed and its disks get V(error);
+        the zeroing of the probe regions afterwards (all disks at once) gets the same limit.
         Defaults to O(runtime) plus 60.
     type: int
   method:
