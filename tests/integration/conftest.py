@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from loopdisk import attach, detach
+from loopdisk import attach, detach, run
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Cases of the safety suite (test_safety.py), summarised at the end of the run.
@@ -24,7 +24,8 @@ def pytest_terminal_summary(terminalreporter):
         return
     write = terminalreporter.write_line
     write("")
-    write("safety suite: %d cases, %d refused with the expected reason, data changed on %d disks (must be 0; "
+    write("safety suite: %d cases, %d with the expected outcome (refusal reason, fallback or cleanup), "
+          "data changed on %d disks (must be 0; "
           "every byte of every disk checksummed before and after each case)"
           % (len(SAFETY_LOG), sum(1 for c in SAFETY_LOG if c["expected"]),
              len(set(d for c in SAFETY_LOG for d in c["changed"]))))
@@ -61,6 +62,23 @@ def mount_ns():
     finally:
         holder.kill()
         holder.wait()
+
+
+def hide_binaries(mount_ns, names):
+    """Make the programs ``names`` missing for whatever runs with the ``mount_ns`` prefix.
+
+    /dev/null, which has no execute bit, is bind-mounted over every copy on the search path
+    of AnsibleModule.get_bin_path (PATH and the sbin directories), so a module finds no such
+    program: the tool is really gone, nothing is mocked, and the test host keeps it.
+    """
+    search = os.environ["PATH"].split(os.pathsep) + ["/sbin", "/usr/sbin", "/usr/local/sbin"]
+    for name in names:
+        found = set(os.path.realpath(os.path.join(d, name)) for d in search
+                    if d and os.access(os.path.join(d, name), os.X_OK))
+        # A program that is not installed would make the case prove nothing.
+        assert found, "%s is not installed on the test host" % name
+        for path in sorted(found):
+            run(mount_ns + ["mount", "--bind", "/dev/null", path])
 
 
 def ansible_module(module, args=None, check=False, prefix=()):

@@ -1,15 +1,16 @@
-"""Safety suite: every module that writes, against bad input, with proof that no data changed.
+"""Safety suite: every module that writes, against bad input, missing tools, odd files and
+interruptions, with proof that no data changed.
 
-Each case names a module, the input, and the check that must refuse it; the disks the case
-touches are checksummed before and after. The run ends with a summary (cases, refusals with
-the expected reason, bytes of data changed), printed by conftest.
-"""
+Each case names a module, what it meets, and what must happen (a refusal with its reason, the
+documented fallback, the cleanup); the disks the case touches are checksummed before and
+after. The run ends with a summary (cases, cases with the expected outcome, disks whose data
+changed), printed by conftest."""
 
 import os
 
 import pytest
 
-from conftest import SAFETY_LOG, ansible_module
+from conftest import SAFETY_LOG, ansible_module, hide_binaries
 from loopdisk import attach, detach, run
 from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
 
@@ -51,6 +52,17 @@ def zoo(tmp_path_factory):
         detach(disk)
 
 
+def check_case(disks, case, module, judge, expected, act):
+    """One case of the suite: checksum ``disks``, ``act()``, judge what it returned, checksum
+    again, and log the case for the summary."""
+    before = dict((disk.name, disk.checksum()) for disk in disks)
+    shown = judge(act())
+    changed = [disk.name for disk in disks if disk.checksum() != before[disk.name]]
+    SAFETY_LOG.append(dict(case=case, module=module, shown=shown, expected=expected in shown, changed=changed))
+    assert expected in shown, shown
+    assert changed == []
+
+
 def failure(result):
     assert result.get("failed") is True, result
     return result["msg"]
@@ -61,6 +73,14 @@ def refusal(result):
     found = result["results"][0]
     assert found["verdict"] == "refused", found
     return "; ".join(found["reasons"])
+
+
+def fallback(result):
+    """What the probe says it did on a disk it wrote to: method, verdict and cleanup."""
+    assert not result.get("failed"), result.get("msg")
+    found = result["results"][0]
+    cleanup = "zeroed" if found["zeroed"] else "not zeroed"
+    return "method %s, verdict %s, region %s" % (found["method"], found["verdict"], cleanup)
 
 
 SHELL = "/dev/loop0; touch /tmp/cephops-pwned"
@@ -131,13 +151,27 @@ for _kind, _prepare, _reasons in NON_BLANK:
 @pytest.mark.parametrize("case,module,args,judge,expected", CASES,
                          ids=["%s-%s" % (case[1], case[0].replace(" ", "_")) for case in CASES])
 def test_bad_input_is_refused_and_no_byte_changes(zoo, case, module, args, judge, expected):
-    before = dict((disk.name, disk.checksum()) for disk in zoo.disks())
-    shown = judge(ansible_module(module, args(zoo)))
-    changed = [name for name, digest in ((d.name, d.checksum()) for d in zoo.disks()) if digest != before[name]]
-    SAFETY_LOG.append(dict(case=case, module=module, shown=shown, expected=expected in shown, changed=changed))
-    assert expected in shown, shown
-    assert changed == []
+    check_case(zoo.disks(), case, module, judge, expected, lambda: ansible_module(module, args(zoo)))
     assert not os.path.exists("/tmp/cephops-pwned")
+
+
+# A tool the module needs is really missing: hidden in a private mount namespace.
+MISSING_TOOLS = [
+    # (case, module, args from the zoo, programs hidden, judge, text the result must hold)
+    # The documented fallback: method auto probes with dd when fio is not installed.
+    ("missing fio", "sync_write_probe", lambda z: dict(devices=[z.blank.path], runtime=1, **EASY), ["fio"],
+     fallback, "method dd, verdict suitable, region zeroed"),
+    ("missing hdparm", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=10, erase=True), ["hdparm"],
+     failure, 'Failed to find required executable "hdparm"'),
+]
+
+
+@pytest.mark.parametrize("case,module,args,hidden,judge,expected", MISSING_TOOLS,
+                         ids=["%s-%s" % (case[1], case[0].replace(" ", "_")) for case in MISSING_TOOLS])
+def test_missing_tool_is_handled_as_documented_and_no_byte_changes(
+        zoo, mount_ns, case, module, args, hidden, judge, expected):
+    hide_binaries(mount_ns, hidden)
+    check_case(zoo.disks(), case, module, judge, expected, lambda: ansible_module(module, args(zoo), prefix=mount_ns))
 
 
 def test_mounted_and_read_only_disks_are_refused_by_the_probe(loop_disks, mount_ns, tmp_path):
