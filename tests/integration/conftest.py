@@ -81,6 +81,20 @@ def hide_binaries(mount_ns, names):
             run(mount_ns + ["mount", "--bind", "/dev/null", path])
 
 
+def fio_pids(path):
+    """Process ids of the fio runs writing to the device ``path``."""
+    pids = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                argv = handle.read().split(b"\0")
+        except (IOError, OSError):
+            continue
+        if pid.isdigit() and argv and argv[0].endswith(b"fio") and ("--filename=" + path).encode() in argv:
+            pids.append(int(pid))
+    return pids
+
+
 def ansible_module(module, args=None, check=False, prefix=()):
     """Run one collection module on localhost through ``ansible``; return its result dict."""
     env = dict(

@@ -7,12 +7,16 @@ after. The run ends with a summary (cases, cases with the expected outcome, disk
 changed), printed by conftest."""
 
 import os
+import signal
+import threading
+import time
 
 import pytest
 
-from conftest import SAFETY_LOG, ansible_module, hide_binaries
+from conftest import SAFETY_LOG, ansible_module, fio_pids, hide_binaries
 from loopdisk import attach, detach, run
 from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
+from test_sync_write_probe import by_device, probe
 
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
 
@@ -193,3 +197,38 @@ def test_mounted_and_read_only_disks_are_refused_by_the_probe(loop_disks, mount_
                                expected=verdict == "refused" and reason in reasons, changed=[]))
         assert verdict == "refused" and reason in reasons
     assert (mounted.checksum(), read_only.checksum()) == before
+
+
+def fio_started(path, starter_alive, seconds=120):
+    """Process ids of the fio run writing to ``path`` once it runs; [] when whatever starts
+    it ended first or ``seconds`` passed."""
+    deadline = time.monotonic() + seconds
+    while starter_alive() and time.monotonic() < deadline:
+        pids = fio_pids(path)
+        if pids:
+            return pids
+        time.sleep(0.2)
+    return []
+
+
+def probe_error(found):
+    assert (found["verdict"], found["zeroed"]) == ("error", True), found
+    return "; ".join(found["reasons"])
+
+
+def test_fio_killed_mid_run_gives_error_and_zeroes_the_region(loop_disks):
+    disk = loop_disks()
+
+    def kill_fio():
+        outcome = {}
+        worker = threading.Thread(target=lambda: outcome.update(probe([disk], runtime=30, **EASY)))
+        worker.start()
+        pids = fio_started(disk.path, worker.is_alive)
+        assert pids, "fio never started"
+        time.sleep(1)  # let it write into the region first
+        for pid in pids:
+            os.kill(pid, signal.SIGTERM)
+        worker.join(90)
+        return by_device(outcome)[disk.path]
+
+    check_case([disk], "fio killed mid-run", "sync_write_probe", probe_error, "fio exited with rc=", kill_fio)
