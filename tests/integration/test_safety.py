@@ -16,6 +16,7 @@ import pytest
 from conftest import SAFETY_LOG, ansible_module, fio_pids, hide_binaries
 from loopdisk import attach, detach, run
 from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
+from test_mount_options import Host, mountinfo, uuid_of
 from test_sync_write_probe import by_device, probe
 
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
@@ -232,3 +233,55 @@ def test_fio_killed_mid_run_gives_error_and_zeroes_the_region(loop_disks):
         return by_device(outcome)[disk.path]
 
     check_case([disk], "fio killed mid-run", "sync_write_probe", probe_error, "fio exited with rc=", kill_fio)
+
+
+def changed_lines(before, after):
+    """Numbers of the lines that differ between two files, compared line by line as bytes."""
+    before, after = before.splitlines(True), after.splitlines(True)
+    assert len(before) == len(after), (before, after)
+    return [number for number, (old, new) in enumerate(zip(before, after), 1) if old != new]
+
+
+def test_fstab_with_odd_but_valid_lines_changes_only_the_managed_options(loop_disks, mount_ns, tmp_path):
+    host = Host(loop_disks, mount_ns, tmp_path)
+    disk, target = host.filesystem("xfs", "osd a")
+    managed = "UUID=%s \t%s\txfs   defaults,nofail   0 2   # OSD data, not yet noatime\n" % (
+        uuid_of(disk.path), target.replace(" ", "\\040"))
+    lines = [
+        "# /etc/fstab: static file system information.\n",
+        "#\n",
+        "# <file system>\t<mount point>\t<type>\t<options>\t<dump>\t<pass>\n",
+        "\n",
+        " \t \n",
+        "   # an indented comment\n",
+        "UUID=0a1b2c3d-1111-2222-3333-444455556666 /               ext4    errors=remount-ro 0       1\n",
+        "LABEL=boot\t/boot\text4\tdefaults\t0\t2\n",
+        "PARTUUID=5e6f7a8b-01  /boot/efi  vfat  umask=0077  0  1   # the ESP\n",
+        "/dev/mapper/vg-swap none swap sw 0 0\n",
+        "\n",
+        managed,
+        "/srv/export\t/srv/nfs\\040share  none  bind  0  0\n",
+        "/srv/a   /srv/b   none   bind,nofail\n",
+        "tmpfs /run/odd tmpfs defaults\n",
+        "none  /proc/sys/fs/binfmt_misc  binfmt_misc  defaults  0  0\n",
+        "/dev/sr0 /media/cd\\040rom iso9660 ro,user,noauto 0 0  # trailing comment\n",
+    ]
+    old = host.write_fstab("".join(lines))
+    number = lines.index(managed) + 1
+
+    def edit():
+        # Flushed first and last, so the checksums see what XFS holds in memory too.
+        run(mount_ns + ["sync", "--file-system", target])
+        result = host.module()
+        run(mount_ns + ["sync", "--file-system", target])
+        return result
+
+    def judge(result):
+        assert not result.get("failed"), result.get("msg")
+        return "fstab lines changed: %s" % changed_lines(old, host.fstab.read_bytes())
+
+    check_case([disk], "fstab with odd but valid lines", "mount_options", judge, "fstab lines changed: [%d]" % number,
+               edit)
+    assert host.fstab.read_text().splitlines(True)[number - 1] == managed.replace(
+        "defaults,nofail", "nofail,noatime")
+    assert mountinfo(mount_ns)[target] == "rw,noatime"
