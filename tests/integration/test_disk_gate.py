@@ -33,8 +33,11 @@ class Gate:
     def __init__(self, tmp_path):
         self.report_dir = tmp_path / "report"
         self.cache_dir = tmp_path / "cache"
+        # The role probes in async jobs; their status files stay with the test.
+        self.async_dir = tmp_path / "async"
 
-    def play(self, disks, limits=None, check=False, **extra):
+    def command(self, disks, limits=None, check=False, **extra):
+        """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate."""
         extra_vars = dict(disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True, disk_gate_runtime=2,
                           disk_gate_plp_runtime=0, disk_gate_poll_interval=1, disk_gate_cache_max_age=0,
                           disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir))
@@ -42,10 +45,13 @@ class Gate:
         extra_vars.update(extra)
         env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
                    ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
-                   LC_ALL="C.UTF-8")
+                   ANSIBLE_ASYNC_DIR=str(self.async_dir), LC_ALL="C.UTF-8")
         argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                 "--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (["--check"] if check else [])
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
+        return dict(args=argv, env=env, cwd=tempfile.gettempdir())
+
+    def play(self, disks, limits=None, check=False, **extra):
+        proc = subprocess.run(capture_output=True, text=True, check=False, **self.command(disks, limits, check, **extra))
         try:
             report = json.loads(proc.stdout)
         except ValueError:

@@ -6,8 +6,10 @@ documented fallback, the cleanup); the disks the case touches are checksummed be
 after. The run ends with a summary (cases, cases with the expected outcome, disks whose data
 changed), printed by conftest."""
 
+import json
 import os
 import signal
+import subprocess
 import threading
 import time
 
@@ -16,6 +18,7 @@ import pytest
 from conftest import SAFETY_LOG, ansible_module, fio_pids, hide_binaries
 from loopdisk import attach, detach, run
 from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
+from test_disk_gate import Gate
 from test_mount_options import Host, mountinfo, uuid_of
 from test_sync_write_probe import by_device, probe
 
@@ -285,3 +288,63 @@ def test_fstab_with_odd_but_valid_lines_changes_only_the_managed_options(loop_di
     assert host.fstab.read_text().splitlines(True)[number - 1] == managed.replace(
         "defaults,nofail", "nofail,noatime")
     assert mountinfo(mount_ns)[target] == "rw,noatime"
+
+
+PROBE_SECONDS = 10
+
+
+def test_interrupted_playbook_leaves_the_probe_to_finish_and_clean_up(loop_disks, tmp_path):
+    disks = [loop_disks(), loop_disks()]
+    gate = Gate(tmp_path)
+
+    def interrupt():
+        with open(str(tmp_path / "interrupted.log"), "w") as log:
+            # Its own process group, which gets SIGINT as a whole, as Ctrl-C sends it.
+            play = subprocess.Popen(stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                    **gate.command(disks, disk_gate_runtime=PROBE_SECONDS))
+            try:
+                assert fio_started(disks[0].path, lambda: play.poll() is None), \
+                    "fio never started: %s" % (tmp_path / "interrupted.log").read_text()
+                os.killpg(play.pid, signal.SIGINT)
+                rc = play.wait(60)
+            finally:
+                if play.poll() is None:
+                    os.killpg(play.pid, signal.SIGKILL)
+                    play.wait()
+        # The role probes in an async job, a session of its own that the interrupt does not
+        # reach: the probe runs to its end and then zeroes its region.
+        deadline = time.monotonic() + PROBE_SECONDS + 30
+        while any(fio_pids(d.path) for d in disks) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        left = [pid for d in disks for pid in fio_pids(d.path)]
+        return rc, left, async_result(gate.async_dir, deadline + 60)
+
+    def judge(outcome):
+        rc, left, job = outcome
+        assert rc != 0, "the interrupted playbook exited 0"
+        assert left == [], "fio still running %d s after the interrupt" % (PROBE_SECONDS + 30)
+        return "playbook rc %d, no fio left, the async job ended by itself: %s" % (rc, "; ".join(
+            "%s %s, %s" % (r["device"], r["verdict"], "zeroed" if r["zeroed"] else "not zeroed")
+            for r in job["results"]))
+
+    check_case(disks, "interrupt during a probe", "disk_gate (role)", judge,
+               "; ".join("%s suitable, zeroed" % d.path for d in disks), interrupt)
+    blank = [d.checksum() for d in disks]
+    again = gate.play(disks, disk_gate_runtime=PROBE_SECONDS)
+    assert again.rc == 0, again.failures
+    assert [again.disk(d.path)["verdict"] for d in disks] == ["suitable", "suitable"]
+    assert [d.checksum() for d in disks] == blank
+
+
+def async_result(async_dir, deadline):
+    """The result the one async job in ``async_dir`` wrote once its module ended."""
+    while True:
+        jobs = [name for name in os.listdir(str(async_dir)) if not name.endswith(".tmp")]
+        assert len(jobs) == 1, jobs
+        with open(str(async_dir / jobs[0])) as handle:
+            job = json.load(handle)
+        # async_wrapper writes finished false at the start and the module's own result at the end.
+        if job.get("finished", True):
+            return job
+        assert time.monotonic() < deadline, "the async job did not end: %s" % job
+        time.sleep(0.5)
