@@ -114,7 +114,7 @@ def dd_command(path, region, block_size=4096):
     offset, length = region
     return ["dd", "if=/dev/urandom", "of=" + path, "bs=%d" % block_size,
             "seek=%d" % (offset // block_size), "count=%d" % (length // block_size),
-            "oflag=direct,dsync", "conv=notrunc"]
+            "oflag=direct,dsync", "conv=notrunc,nocreat"]
 
 
 def zero_command(path, region):
@@ -122,11 +122,13 @@ def zero_command(path, region):
 
     Not BLKZEROOUT: it sends Write Zeroes/WRITE SAME where the disk claims them, a command
     some firmware (and QEMU's NVMe) fails badly enough to reset the controller; plain writes
-    work on every disk. The region is whole MiB (region_bytes).
+    work on every disk. The region is whole MiB (region_bytes). nocreat (like fio's
+    --allow_file_create=0): a disk that vanished must not become a regular file in /dev, which
+    would also keep the kernel from giving the disk its node back.
     """
     offset, length = region
     return ["dd", "if=/dev/zero", "of=" + path, "bs=%d" % MIB, "seek=%d" % (offset // MIB),
-            "count=%d" % (length // MIB), "oflag=direct", "conv=notrunc,fsync", "status=none"]
+            "count=%d" % (length // MIB), "oflag=direct", "conv=notrunc,nocreat,fsync", "status=none"]
 
 
 def region_bytes(offset_mib, size_mib):

@@ -68,10 +68,10 @@ def test_unsynced_variant_drops_fsync_and_sync():
 def test_dd_and_zero_commands_cover_exactly_the_region():
     assert fio_probe.dd_command("/dev/sdb", REGION) == [
         "dd", "if=/dev/urandom", "of=/dev/sdb", "bs=4096", "seek=262144", "count=131072",
-        "oflag=direct,dsync", "conv=notrunc"]
+        "oflag=direct,dsync", "conv=notrunc,nocreat"]
     assert fio_probe.zero_command("/dev/sdb", REGION) == [
         "dd", "if=/dev/zero", "of=/dev/sdb", "bs=1048576", "seek=1024", "count=512", "oflag=direct",
-        "conv=notrunc,fsync", "status=none"]
+        "conv=notrunc,nocreat,fsync", "status=none"]
 
 
 # --------------------------------------------------------------------------- fio output
