@@ -6,13 +6,16 @@ environment as the test suite.
 """
 
 import contextlib
+import io
 import json
 import os
 import platform
+import shlex
 import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -57,13 +60,17 @@ def table(title, header, rows, notes=()):
 
 
 @contextlib.contextmanager
-def loop_disks(count, size_gib=8):
-    """``count`` blank sparse loop disks, always detached afterwards."""
+def loop_disks(count, size_gib=8, allocated=False):
+    """``count`` blank loop disks, always detached afterwards. Sparse backing files by default;
+    ``allocated`` writes every block of them first, as a real disk has no blocks to allocate."""
     work = tempfile.mkdtemp(prefix="cephops-bench.")
     disks = []
     try:
         for index in range(count):
             disks.append(loopdisk.attach(os.path.join(work, "disk%d.img" % index), size_gib))
+            if allocated:
+                loopdisk.run(["dd", "if=/dev/zero", "of=" + disks[-1].backing, "bs=16M", "count=%d" % (size_gib * 64),
+                              "conv=notrunc,fsync", "status=none"])
         yield disks
     finally:
         for disk in disks:
@@ -86,9 +93,71 @@ def module(name, args, inventory="localhost,", host="localhost", extra=()):
         sys.exit("ansible gave no result (rc=%s): %s %s" % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
 
 
-def seed_fio(path, runtime):
-    """Seed 001's probe exactly as its article runs it by hand; its write IOPS."""
+def seed_fio(path, runtime, on=None):
+    """Seed 001's probe exactly as its article runs it by hand (on the host, or on a lab VM);
+    its write IOPS."""
     argv = ["fio", "--ioengine=libaio", "--name=test", "--filename=" + path, "--fsync=1", "--direct=1",
             "--bs=4k", "--iodepth=1", "--rw=randwrite", "--runtime=%d" % runtime, "--output-format=json"]
-    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    out = on.run(argv) if on else subprocess.run(argv, capture_output=True, text=True, check=True).stdout
     return json.loads(out[out.index("{"):])["jobs"][0]["write"]["iops"]
+
+
+# --------------------------------------------------------------------------- lab VMs
+
+LAB_GROUP_VARS = os.path.join(REPO_ROOT, "molecule", "shared", "group_vars")
+
+
+def labctl(state, *args, **kwargs):
+    """stdout of lab/labctl.py with this state directory."""
+    argv = [sys.executable, os.path.join(REPO_ROOT, "lab", "labctl.py"), "--state-dir", state] + list(args)
+    return subprocess.run(argv, capture_output=True, check=kwargs.pop("check", True), **kwargs).stdout
+
+
+class LabVM:
+    """One running lab VM: modules through its inventory, commands over SSH."""
+
+    def __init__(self, state, name):
+        self.state, self.name = state, name
+        self.inventory = os.path.join(state, "inventory.yml")
+        with open(os.path.join(state, "vms", name, "vm.json")) as handle:
+            self.accel = json.load(handle)["accel"].upper()
+
+    def run(self, argv, stdin=None):
+        """stdout of a command on the VM (quoted for its remote shell), or of a command fed ``stdin``."""
+        if stdin is None:
+            return labctl(self.state, "ssh", self.name, "--", shlex.join(argv), text=True)
+        return labctl(self.state, "ssh", self.name, "--", shlex.join(argv), input=stdin)
+
+    def put(self, paths, folder):
+        """Copy local files into a folder on the VM."""
+        stream = io.BytesIO()
+        with tarfile.open(fileobj=stream, mode="w") as archive:
+            for path in paths:
+                archive.add(path, arcname=os.path.basename(path))
+        self.run(["mkdir", "-p", folder])
+        self.run(["tar", "-C", folder, "-xf", "-"], stdin=stream.getvalue())
+
+    def module(self, name, args):
+        return module(name, args, inventory=self.inventory, host=self.name)
+
+    def path_of(self, serial):
+        """The /dev node the VM gave the disk with this serial."""
+        links = [link for link in self.run(["ls", "/dev/disk/by-id"]).split()
+                 if link.endswith(("_" + serial, "-" + serial))]
+        return self.run(["readlink", "-f", "/dev/disk/by-id/" + links[0]]).strip()
+
+
+@contextlib.contextmanager
+def lab_vm(blank_disks=0):
+    """A freshly booted lab VM (the drive zoo, or only ``blank_disks`` blank virtio disks), with
+    the lab's group variables next to its inventory; always torn down afterwards."""
+    state = tempfile.mkdtemp(prefix="cephops-bench-lab.")
+    name = "bench%d" % blank_disks if blank_disks else "bench"
+    up = ["up", "--name", name] + (["--blank-disks", str(blank_disks)] if blank_disks else [])
+    try:
+        labctl(state, *up)
+        os.symlink(LAB_GROUP_VARS, os.path.join(state, "group_vars"))
+        yield LabVM(state, name)
+    finally:
+        labctl(state, "down", check=False)
+        shutil.rmtree(state, ignore_errors=True)

@@ -7,12 +7,17 @@ has something to update (as after a write to an object), reads every file PASSES
 syncs the filesystem. Prints, per mode, the median wall time of that read phase (also
 relative to noatime) and the median bytes the kernel wrote to the disk during it.
 
+--device measures on a blank block device instead (mkfs on it; wiped again afterwards);
+--lab boots a lab VM and runs this script there on its spare filesystem disk.
+
 Needs root, losetup, mkfs.xfs / mkfs.ext4, unshare. Not a test: numbers depend on the host.
 
-usage: python3 bench/noatime.py [--fs xfs|ext4] [--files 5000] [--passes 5] [--runs 7]
+usage: bench/run.sh noatime [--fs xfs|ext4] [--files 5000] [--passes 5] [--runs 7]
+                            [--device /dev/BLANK | --lab]
 """
 
 import argparse
+import contextlib
 import os
 import shutil
 import statistics
@@ -21,7 +26,9 @@ import sys
 import tempfile
 import time
 
-from benchlib import machine
+import benchlib
+
+LAB_FS_DISK = "/dev/disk/by-id/virtio-CEPHOPS-FS-0001"
 
 MODES = ("strictatime", "relatime", "noatime")
 NS_FLAG = "CEPHOPS_BENCH_IN_NS"
@@ -31,8 +38,8 @@ def run(argv):
     return subprocess.run(argv, check=True, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C")).stdout
 
 
-def sectors_written(loop):
-    with open("/sys/block/%s/stat" % os.path.basename(loop)) as handle:
+def sectors_written(device):
+    with open("/sys/block/%s/stat" % os.path.basename(device)) as handle:
         return int(handle.read().split()[6])
 
 
@@ -45,7 +52,7 @@ def read_all(paths):
             os.close(fd)
 
 
-def one_run(loop, mnt, mode, paths, passes):
+def one_run(device, mnt, mode, paths, passes):
     run(["mount", "-o", "remount," + mode, mnt])
     now = time.time()
     for path in paths:
@@ -53,7 +60,7 @@ def one_run(loop, mnt, mode, paths, passes):
     fd = os.open(mnt, os.O_RDONLY)
     try:
         os.sync()
-        before = sectors_written(loop)
+        before = sectors_written(device)
         start = time.perf_counter()
         read_all(paths * passes)
         os.fsync(fd)  # syncfs of the mount: the dirty inodes reach the disk
@@ -61,19 +68,38 @@ def one_run(loop, mnt, mode, paths, passes):
         elapsed = time.perf_counter() - start
     finally:
         os.close(fd)
-    return elapsed, (sectors_written(loop) - before) * 512
+    return elapsed, (sectors_written(device) - before) * 512
 
 
-def bench(args):
-    work = tempfile.mkdtemp(prefix="noatime-bench.")
-    image, mnt = os.path.join(work, "disk.img"), os.path.join(work, "mnt")
-    os.mkdir(mnt)
+@contextlib.contextmanager
+def scratch_disk(args, work):
+    """The block device to format: the blank one named, or a sparse loop disk."""
+    if args.device:
+        device = os.path.realpath(args.device)
+        if run(["wipefs", "--no-act", "--noheadings", device]).strip():
+            sys.exit("%s is not blank (wipefs finds signatures): refusing to format it" % args.device)
+        try:
+            yield device
+        finally:
+            run(["wipefs", "--all", "--quiet", device])
+        return
+    image = os.path.join(work, "disk.img")
     with open(image, "wb") as handle:
         handle.truncate(4 * 1024 ** 3)
     loop = run(["losetup", "--find", "--show", image]).strip()
     try:
-        run(["mkfs.xfs", "-q", "-f", "-i", "size=2048", loop] if args.fs == "xfs" else ["mkfs.ext4", "-q", loop])
-        run(["mount", loop, mnt])
+        yield loop
+    finally:
+        run(["losetup", "--detach", loop])
+
+
+def bench(args):
+    work = tempfile.mkdtemp(prefix="noatime-bench.")
+    mnt = os.path.join(work, "mnt")
+    os.mkdir(mnt)
+    with scratch_disk(args, work) as device:
+        run(["mkfs.xfs", "-q", "-f", "-i", "size=2048", device] if args.fs == "xfs" else ["mkfs.ext4", "-q", "-F", device])
+        run(["mount", device, mnt])
         try:
             paths = []
             for index in range(args.files):
@@ -88,12 +114,10 @@ def bench(args):
             for round_no in range(args.runs):
                 # Rotate the order each round so drift on a shared host hits every mode alike.
                 for mode in MODES[round_no % 3:] + MODES[:round_no % 3]:
-                    results[mode].append(one_run(loop, mnt, mode, paths, args.passes))
+                    results[mode].append(one_run(device, mnt, mode, paths, args.passes))
         finally:
             run(["umount", mnt])
-    finally:
-        run(["losetup", "--detach", loop])
-        shutil.rmtree(work)
+    shutil.rmtree(work)
     return results
 
 
@@ -101,7 +125,7 @@ def report(args, results):
     base_time = statistics.median(sample[0] for sample in results["noatime"])
     print("noatime benchmark: %s, %d files of 4 KiB read %d times, then syncfs; median of %d runs"
           % (args.fs, args.files, args.passes, args.runs))
-    print("machine: %s" % machine())
+    print("machine: %s" % benchlib.machine())
     print("%-12s %10s %10s %14s" % ("mode", "time (ms)", "x noatime", "written (KiB)"))
     for mode in MODES:
         elapsed = statistics.median(sample[0] for sample in results[mode])
@@ -115,7 +139,16 @@ def main():
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--device", help="a blank block device to format and measure on")
+    parser.add_argument("--lab", action="store_true", help="run on a lab VM's spare filesystem disk")
     args = parser.parse_args()
+    if args.lab:
+        with benchlib.lab_vm() as vm:
+            here = os.path.dirname(os.path.abspath(__file__))
+            vm.put([__file__, os.path.join(here, "benchlib.py"), benchlib.loopdisk.__file__], "/root/cephops-bench")
+            print(vm.run(["python3", "/root/cephops-bench/noatime.py", "--device", LAB_FS_DISK, "--fs", args.fs,
+                          "--files", str(args.files), "--passes", str(args.passes), "--runs", str(args.runs)]))
+        return
     if os.geteuid() != 0:
         sys.exit("needs root (loop devices and mounts)")
     if os.environ.get(NS_FLAG) != "1":

@@ -5,13 +5,32 @@ For each repeat, on each disk, runs the seed's command (fio --ioengine=libaio --
 same runtime, alternating which goes first, and prints the medians and their ratio.
 Target: module / seed between 0.95 and 1.05.
 
-usage: bench/run.sh probe_fidelity [--disks 1] [--repeats 3] [--runtime 15]
-Needs root (loop devices). The lab variant runs the same against the lab VM's disks.
+Loop disks get fully written backing files (a real disk has no blocks left to allocate; a
+sparse file would charge the seed's whole-disk writes for allocation the module's fixed
+region no longer pays). --lab runs the same on a lab VM's blank disks, over SSH by hand.
+
+usage: bench/run.sh probe_fidelity [--disks 1] [--repeats 3] [--runtime 15] [--lab]
+Needs root (loop devices, or QEMU for --lab).
 """
 
 import argparse
+import contextlib
 
 import benchlib
+
+LAB_DISKS = ("CEPHOPS-SSD-0001", "CEPHOPS-VIRTIO-0001", "CEPHOPS-HDD-0001", "CEPHOPS-SLOW-0001")
+EASY = dict(min_iops=1, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000)
+
+
+@contextlib.contextmanager
+def targets(args):
+    """(label, path, runner or None for the host, module runner) of each disk to compare."""
+    if args.lab:
+        with benchlib.lab_vm() as vm:
+            yield [("%s (lab, %s)" % (serial, vm.accel), vm.path_of(serial), vm, vm.module) for serial in LAB_DISKS]
+    else:
+        with benchlib.loop_disks(args.disks, allocated=True) as disks:
+            yield [(disk.name + " (loop)", disk.path, None, benchlib.module) for disk in disks]
 
 
 def main():
@@ -19,25 +38,24 @@ def main():
     parser.add_argument("--disks", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--runtime", type=int, default=15)
+    parser.add_argument("--lab", action="store_true", help="compare on a lab VM's disks instead of loop disks")
     args = parser.parse_args()
     rows = []
-    with benchlib.loop_disks(args.disks) as disks:
-        for disk in disks:
+    with targets(args) as disks:
+        for label, path, where, module in disks:
             seed, probe = [], []
             for repeat in range(args.repeats):
                 def by_hand():
-                    seed.append(benchlib.seed_fio(disk.path, args.runtime))
+                    seed.append(benchlib.seed_fio(path, args.runtime, on=where))
 
                 def by_module():
-                    result = benchlib.module("sync_write_probe", dict(
-                        devices=[disk.path], runtime=args.runtime, min_iops=1, marginal_min_iops=1,
-                        max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000))
+                    result = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **EASY))
                     probe.append(result["results"][0]["write_iops"])
 
                 for step in ((by_hand, by_module) if repeat % 2 == 0 else (by_module, by_hand)):
                     step()
             ratio = benchlib.median(probe) / benchlib.median(seed)
-            rows.append((disk.name + " (loop)", "%.0f" % benchlib.median(seed), "%.0f" % benchlib.median(probe),
+            rows.append((label, "%.0f" % benchlib.median(seed), "%.0f" % benchlib.median(probe),
                          "%.3f" % ratio, "yes" if 0.95 <= ratio <= 1.05 else "**no**"))
     benchlib.table("Probe fidelity: module vs seed 001 fio by hand, %d s, median of %d" % (args.runtime, args.repeats),
                    ("disk", "seed fio IOPS", "module IOPS", "module / seed", "within 0.95-1.05"), rows)

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Runs one benchmark (or all) in the test suite's environment and prints its table.
-# usage: bench/run.sh NAME [ARGS...]   (NAME: probe_fidelity, gating_scale, adaptive,
-#        fleet_report, noatime, ...; "all" runs each with its defaults)
+# Runs one benchmark, or a set, in the test suite's environment and prints its table(s).
+# usage: bench/run.sh NAME [ARGS...]   NAME: a script of bench/ without .py
+#        bench/run.sh loop | lab | all  every loop-device benchmark, every lab one, or both,
+#                                       with their defaults (lab: about an hour under TCG)
 source "$(dirname "$0")/../scripts/env.sh" || exit 1
 cd "$REPO_ROOT/bench" || exit 1
-name="${1:?usage: bench/run.sh NAME [ARGS...]}"
+name="${1:?usage: bench/run.sh NAME [ARGS...] | loop | lab | all}"
 shift
-if [ "$name" = all ]; then
-  for script in *.py; do
-    [ "$script" = benchlib.py ] && continue
-    python3 "$script" || exit 1
-  done
-else
-  exec python3 "$name.py" "$@"
-fi
+
+loop_set=("probe_fidelity" "gating_scale" "adaptive" "fleet_report" "noatime --fs xfs" "noatime --fs ext4")
+lab_set=("probe_fidelity --lab" "adaptive --lab" "max_sectors_kb" "noatime --lab" "nochange_run")
+case "$name" in
+  loop) runs=("${loop_set[@]}") ;;
+  lab) runs=("${lab_set[@]}") ;;
+  all) runs=("${loop_set[@]}" "${lab_set[@]}") ;;
+  *) exec python3 "$name.py" "$@" ;;
+esac
+for run in "${runs[@]}"; do
+  read -r -a argv <<<"$run"
+  log "bench: ${argv[*]}"
+  python3 "${argv[0]}.py" "${argv[@]:1}" || exit 1
+done

@@ -72,6 +72,11 @@ ZOO = (
 )
 
 
+def blank_zoo(count: int) -> tuple[Disk, ...]:
+    """``count`` blank virtio disks and nothing else: for measuring how costs grow with disks."""
+    return tuple(Disk(f"blank{index}", "virtio", f"CEPHOPS-BLANK-{index:04d}") for index in range(1, count + 1))
+
+
 class LabError(Exception):
     pass
 
@@ -178,14 +183,14 @@ class Lab:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             labimage.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "cephops-lab", "-f", str(self.key)])
 
-    def create_disks(self, name: str, os_image: Path, data_image: Path) -> dict[str, str]:
+    def create_disks(self, name: str, os_image: Path, data_image: Path, zoo: tuple[Disk, ...]) -> dict[str, str]:
         """Fresh overlays for the root and data disks, blank sparse qcow2 for the rest."""
         vm_dir = self.vm_dir(name)
         for old in vm_dir.glob("*.qcow2"):
             old.unlink()
         paths = {"root": str(vm_dir / "root.qcow2")}
         labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(os_image), paths["root"]])
-        for disk in ZOO:
+        for disk in zoo:
             path = str(vm_dir / f"{disk.name}.qcow2")
             if disk.prefilled:
                 labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(data_image), path])
@@ -194,7 +199,7 @@ class Lab:
             paths[disk.name] = path
         return paths
 
-    def qemu_argv(self, name: str, port: int, accel: str, disks: dict[str, str]) -> list[str]:
+    def qemu_argv(self, name: str, port: int, accel: str, disks: dict[str, str], zoo: tuple[Disk, ...]) -> list[str]:
         argv = [
             QEMU, "-name", name, "-nodefaults", "-display", "none",
             "-accel", accel,
@@ -212,7 +217,7 @@ class Lab:
             "-device", "ahci,id=ahci",
         ]
         sata_port = 0
-        for disk in ZOO:
+        for disk in zoo:
             drive = f"if=none,id={disk.name},format=qcow2,cache=unsafe,file={qemu_opt(disks[disk.name])}"
             if disk.iops_limit:
                 drive += f",throttling.iops-total={disk.iops_limit}"
@@ -250,11 +255,11 @@ class Lab:
             time.sleep(2)
         raise LabError(f"{name}: no SSH within {SSH_TIMEOUT} s")
 
-    def boot(self, name: str, os_image: Path, data_image: Path, accel: str) -> float:
+    def boot(self, name: str, os_image: Path, data_image: Path, accel: str, zoo: tuple[Disk, ...]) -> float:
         """Boot once and wait for SSH; returns seconds to SSH."""
         vm_dir = self.vm_dir(name)
         vm_dir.mkdir(parents=True, exist_ok=True)
-        disks = self.create_disks(name, os_image, data_image)
+        disks = self.create_disks(name, os_image, data_image, zoo)
         port = free_port()
         self.console_log(name).write_bytes(b"")
         (vm_dir / "vm.json").write_text(json.dumps({
@@ -263,14 +268,14 @@ class Lab:
             "data_manifest": str(labimage.data_manifest_path(data_image)), "disks": disks,
         }, indent=2) + "\n")
         started = time.monotonic()
-        qemu = subprocess.run(self.qemu_argv(name, port, accel, disks), stdin=subprocess.DEVNULL,
+        qemu = subprocess.run(self.qemu_argv(name, port, accel, disks, zoo), stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, check=False)
         if qemu.returncode != 0:
             raise LabError(f"{name}: QEMU failed to start: {qemu.stderr.strip()}")
         self.wait_for_ssh(name, started + SSH_TIMEOUT)
         return time.monotonic() - started
 
-    def up(self, name: str, os_image: Path, data_image: Path, accel: str) -> None:
+    def up(self, name: str, os_image: Path, data_image: Path, accel: str, zoo: tuple[Disk, ...]) -> None:
         """Boot with one retry; a VM that is already up and reachable is kept."""
         if self.pid(name) is not None:
             self.wait_for_ssh(name, time.monotonic() + 60)
@@ -280,7 +285,7 @@ class Lab:
         for attempt in (1, 2):
             log(f"{name}: booting ({accel}, attempt {attempt})")
             try:
-                seconds = self.boot(name, os_image, data_image, accel)
+                seconds = self.boot(name, os_image, data_image, accel, zoo)
             except LabError as error:
                 failures.append(f"{error}\n--- console tail ---\n{self.console_tail(name)}")
                 self.stop(name)
@@ -362,8 +367,9 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
     os_image, data_image = labimage.ensure_images(lab.suite)
     lab.ensure_key()
     accel = "kvm" if kvm_usable(os_image) else "tcg"
+    zoo = blank_zoo(args.blank_disks) if args.blank_disks else ZOO
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
-        futures = [pool.submit(lab.up, name, os_image, data_image, accel) for name in names]
+        futures = [pool.submit(lab.up, name, os_image, data_image, accel, zoo) for name in names]
     errors = [str(f.exception()) for f in futures if f.exception() is not None]
     lab.write_inventory()
     if errors:
@@ -434,6 +440,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     sub.add_parser("image", help="build the OS image and data disk, or reuse the cached ones").set_defaults(func=cmd_image)
     up = sub.add_parser("up", help="boot VMs in parallel, wait for SSH, write the inventory")
     up.add_argument("--name", action="append", required=True, help="VM name; repeat for several VMs")
+    up.add_argument("--blank-disks", type=int, default=0, metavar="N",
+                    help="instead of the drive zoo, give each VM N blank virtio disks (for benchmarks)")
     up.set_defaults(func=cmd_up)
     down = sub.add_parser("down", help="stop VMs (default: all) and check their data disks are unchanged")
     down.add_argument("--name", action="append", help="only this VM; repeatable")
