@@ -71,7 +71,9 @@ def job_outcomes(started, finished):
             outcomes[group] = {"error": "no status of the probe job"}
         elif status.get("unreachable"):
             outcomes[group] = {"error": "host unreachable during the probe: %s" % status.get("msg", "")}
-        elif status.get("failed") or not status.get("finished"):
+        elif status.get("failed") or not status.get("finished") or "results" not in status:
+            # A module failure arrives as a finished job with a msg and no results, its failed
+            # flag cleared by the poll's failed_when.
             outcomes[group] = {"error": "the probe failed: %s" % (status.get("msg") or "unfinished")}
         else:
             outcomes[group] = {"results": status.get("results") or []}

@@ -36,8 +36,9 @@ class Gate:
         # The role probes in async jobs; their status files stay with the test.
         self.async_dir = tmp_path / "async"
 
-    def command(self, disks, limits=None, check=False, **extra):
-        """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate."""
+    def command(self, disks, limits=None, check=False, inventory=None, **extra):
+        """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate,
+        on this host alone or on the hosts of an inventory file (each with its own connection)."""
         extra_vars = dict(disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True, disk_gate_runtime=2,
                           disk_gate_plp_runtime=0, disk_gate_poll_interval=1, disk_gate_cache_max_age=0,
                           disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir))
@@ -46,12 +47,13 @@ class Gate:
         env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
                    ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
                    ANSIBLE_ASYNC_DIR=str(self.async_dir), LC_ALL="C.UTF-8")
-        argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
-                "--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (["--check"] if check else [])
+        hosts = ["--inventory", inventory] if inventory else ["--inventory", "localhost,", "--connection", "local"]
+        argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (["--check"] if check else [])
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())
 
-    def play(self, disks, limits=None, check=False, **extra):
-        proc = subprocess.run(capture_output=True, text=True, check=False, **self.command(disks, limits, check, **extra))
+    def play(self, disks, limits=None, check=False, inventory=None, **extra):
+        proc = subprocess.run(capture_output=True, text=True, check=False,
+                              **self.command(disks, limits, check, inventory, **extra))
         try:
             report = json.loads(proc.stdout)
         except ValueError:
@@ -182,3 +184,25 @@ def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate)
     assert (run.record["pending"], run.disk(disk.path)["verdict"]) == ([disk.path], None)
     assert not gate.cache_dir.exists() and not gate.report_dir.exists()
     assert disk.checksum() == before
+
+
+def test_an_unreachable_host_is_reported_not_passed_and_hides_no_other_result(loop_disks, gate, tmp_path):
+    inventory = tmp_path / "hosts.json"  # JSON is YAML: a host that refuses connections next to this one
+    inventory.write_text(json.dumps({"all": {"hosts": {
+        "localhost": {"ansible_connection": "local"},
+        "ghost": {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_port": 9}}}}))
+    disk = loop_disks()
+    run = gate.play([disk], inventory=str(inventory))
+    assert run.rc == 4  # ansible-playbook's exit code for an unreachable host
+    hosts = dict((entry["host"], entry) for entry in json.loads(gate.report("disk_gate.json"))["hosts"])
+    assert sorted(hosts) == ["ghost", "localhost"]
+    assert (hosts["ghost"]["status"], hosts["ghost"]["passed"], hosts["ghost"]["disks"]) == ("no_result", False, [])
+    assert hosts["localhost"]["passed"] is True and [d["approved"] for d in hosts["localhost"]["disks"]] == [True]
+    assert "ghost" not in gate.report("disk_gate.cephadm.yml")
+
+
+def test_a_probe_the_module_refuses_to_start_says_why(loop_disks, gate):
+    disk = loop_disks()
+    run = gate.play([disk], dict(EASY, marginal_min_iops=1000))
+    assert run.rc != 0
+    assert run.disk(disk.path)["reasons"] == ["the probe failed: marginal_min_iops must not exceed min_iops"]

@@ -2,6 +2,7 @@
 
 import json
 import os
+import subprocess
 import sys
 from xml.etree import ElementTree
 from pathlib import Path
@@ -48,6 +49,28 @@ def test_qualify_wrote_one_fleet_report_across_hosts():
     specs = list(yaml.safe_load_all((REPORTS / "disk_gate.cephadm.yml").read_text()))
     assert sorted(s["placement"]["hosts"][0] for s in specs) == ["fleet1", "fleet2"]
     assert all(len(s["spec"]["data_devices"]["paths"]) == 2 for s in specs)
+
+
+def test_an_unreachable_host_is_never_approved_and_hides_no_other_result(tmp_path):
+    # A third host that refuses connections, next to the two real ones, in one qualify.yml run.
+    ghost = tmp_path / "ghost.yml"
+    ghost.write_text(yaml.safe_dump({"osds": {"hosts": {"ghost": {"ansible_host": "127.0.0.1", "ansible_port": 9}}}}))
+    reports = tmp_path / "reports"
+    argv = ["ansible-playbook", "-i", os.environ["MOLECULE_INVENTORY_FILE"], "-i", str(ghost),
+            str(Path(__file__).resolve().parents[3] / "playbooks" / "qualify.yml"),
+            "-e", json.dumps({"cephops_report_dir": str(reports), "cephops_gate_devices": [FAST, VIRTIO]})]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False,
+                          env=dict(os.environ, ANSIBLE_FORCE_COLOR="0", ANSIBLE_NOCOLOR="1"))
+    assert done.returncode != 0, done.stdout[-3000:]
+    report = json.loads((reports / "disk_gate.json").read_text())
+    hosts = {entry["host"]: entry for entry in report["hosts"]}
+    assert sorted(hosts) == ["fleet1", "fleet2", "ghost"]
+    assert hosts["ghost"]["status"] == "no_result" and hosts["ghost"]["passed"] is False
+    assert hosts["ghost"]["disks"] == []
+    for name in ("fleet1", "fleet2"):
+        assert hosts[name]["passed"] is True and [d["approved"] for d in hosts[name]["disks"]] == [True, True]
+    specs = list(yaml.safe_load_all((reports / "disk_gate.cephadm.yml").read_text()))
+    assert sorted(s["placement"]["hosts"][0] for s in specs) == ["fleet1", "fleet2"]
 
 
 def test_rollback_removed_rules_and_records(host):

@@ -80,6 +80,9 @@ def test_errors_fail_closed():
      'the probe failed: Failed to find required executable "fio"'),
     ({"finished": 1, "failed": 1, "msg": "Timeout exceeded"}, "the probe failed: Timeout exceeded"),
     ({"finished": 0, "started": 1}, "the probe failed: unfinished"),
+    # What the role's poll really returns for a module failure: finished, failed cleared by failed_when.
+    ({"finished": 1, "failed": False, "changed": False, "msg": "marginal_min_iops must not exceed min_iops"},
+     "the probe failed: marginal_min_iops must not exceed min_iops"),
 ])
 def test_failed_or_timed_out_jobs_block_every_disk_of_their_class(status, error):
     found = record([candidate("/dev/sdb")], {"flash": status})
