@@ -123,14 +123,15 @@ def bench(args):
 
 def report(args, results):
     base_time = statistics.median(sample[0] for sample in results["noatime"])
-    print("noatime benchmark: %s, %d files of 4 KiB read %d times, then syncfs; median of %d runs"
-          % (args.fs, args.files, args.passes, args.runs))
-    print("machine: %s" % benchlib.machine())
-    print("%-12s %10s %10s %14s" % ("mode", "time (ms)", "x noatime", "written (KiB)"))
+    rows = []
     for mode in MODES:
         elapsed = statistics.median(sample[0] for sample in results[mode])
         written = statistics.median(sample[1] for sample in results[mode])
-        print("%-12s %10.1f %10.2f %14.0f" % (mode, elapsed * 1000, elapsed / base_time, written / 1024.0))
+        rows.append((mode, "%.1f" % (elapsed * 1000), "%.2f" % (elapsed / base_time), "%.0f" % (written / 1024.0)))
+    where = args.device or "a sparse loop disk"
+    benchlib.table("noatime: %s on %s, %d files of 4 KiB read %d times, then syncfs; median of %d runs"
+                   % (args.fs, where, args.files, args.passes, args.runs),
+                   ("mode", "time (ms)", "x noatime", "written (KiB)"), rows)
 
 
 def main():
