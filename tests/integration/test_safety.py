@@ -203,6 +203,29 @@ def test_mounted_and_read_only_disks_are_refused_by_the_probe(loop_disks, mount_
     assert (mounted.checksum(), read_only.checksum()) == before
 
 
+def root_disk():
+    """The whole disk that holds / on this host."""
+    source = run(["findmnt", "--noheadings", "--output", "SOURCE", "/"]).stdout.strip()
+    parent = run(["lsblk", "--noheadings", "--nodeps", "--output", "PKNAME", source]).stdout.strip()
+    return "/dev/" + parent if parent else source
+
+
+ROOT_DISK_CASES = [
+    ("sync_write_probe", lambda root: dict(devices=[root], runtime=1, **EASY), refusal),
+    ("ata_hpa", lambda root: dict(device=root, reserve_percent=10, erase=True), failure),
+    ("mount_options", lambda root: dict(mounts=[], fstab=os.devnull,
+                                        new_filesystems=[dict(device=root, mountpoint="/mnt/x")]), failure),
+]
+
+
+@pytest.mark.parametrize("module,args,judge", ROOT_DISK_CASES, ids=[case[0] for case in ROOT_DISK_CASES])
+def test_the_root_disk_is_refused(zoo, module, args, judge):
+    # In check mode, which runs every refusal check: a regression shows as a wrong answer here,
+    # never as writes to this machine's own root disk. The lab refuses it for real.
+    check_case(zoo.disks(), "the root disk (check mode)", module, judge, "root disk",
+               lambda: ansible_module(module, args(root_disk()), check=True))
+
+
 def fio_started(path, starter_alive, seconds=120):
     """Process ids of the fio run writing to ``path`` once it runs; [] when whatever starts
     it ended first or ``seconds`` passed."""
