@@ -15,6 +15,7 @@ Needs root (loop devices, or QEMU for --lab).
 
 import argparse
 import contextlib
+import sys
 
 import benchlib
 
@@ -49,8 +50,10 @@ def main():
                     seed.append(benchlib.seed_fio(path, args.runtime, on=where))
 
                 def by_module():
-                    result = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **EASY))
-                    probe.append(result["results"][0]["write_iops"])
+                    found = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **EASY))["results"][0]
+                    if found["write_iops"] is None:
+                        sys.exit("%s: the module measured nothing: %s" % (label, "; ".join(found["reasons"])))
+                    probe.append(found["write_iops"])
 
                 for step in ((by_hand, by_module) if repeat % 2 == 0 else (by_module, by_hand)):
                     step()

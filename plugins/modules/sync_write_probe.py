@@ -132,9 +132,9 @@ options:
     default: 512
   timeout:
     description:
-      - Seconds one probe run may take before it is killed and its disks get V(error);
-        the zeroing of the probe regions afterwards (all disks at once) gets the same limit.
-        Defaults to O(runtime) plus 60.
+      - Seconds one probe run may take before it is killed and its disks get V(error).
+        Defaults to O(runtime) plus 60. The zeroing of the probe regions afterwards (all
+        disks at once) has no limit: cut short, it would leave probe data behind.
     type: int
   method:
     description:
