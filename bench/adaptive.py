@@ -12,9 +12,7 @@ Needs root (loop devices, or QEMU for --lab).
 """
 
 import argparse
-import os
-
-import yaml
+import sys
 
 import benchlib
 
@@ -37,6 +35,8 @@ def compare(module, path, runtime, thresholds, repeats):
     for _repeat in range(repeats):
         full = probe(module, path, runtime, thresholds, False)
         quick = probe(module, path, runtime, thresholds, True)
+        if quick["adaptive"] is None:
+            sys.exit("%s: the adaptive probe measured nothing: %s" % (path, "; ".join(quick["reasons"])))
         agree.append(full["verdict"] == quick["verdict"])
         seconds.append(quick["adaptive"]["seconds_probed"])
         verdicts.add("%s/%s" % (full["verdict"], quick["verdict"]))
@@ -67,23 +67,20 @@ def on_loop(args):
                    rows, notes=[NOTE])
 
 
-def lab_thresholds(hdd):
-    """The gate's thresholds in the lab: the role's defaults under the lab's group variables."""
-    values = {}
-    for path in (os.path.join(benchlib.REPO_ROOT, "roles", "disk_gate", "defaults", "main.yml"),
-                 os.path.join(benchlib.LAB_GROUP_VARS, "osds.yml")):
-        with open(path) as handle:
-            values.update(yaml.safe_load(handle))
+def lab_settings(hdd):
+    """Thresholds and probe region of the lab's gate for a disk of this class."""
+    values = benchlib.lab_gate_variables()
     prefix = "disk_gate_hdd_" if hdd else "disk_gate_"
     names = ("min_iops", "marginal_min_iops", "max_p99_sync_latency_ms", "marginal_max_p99_sync_latency_ms")
-    return dict((name, values[prefix + name]) for name in names)
+    return dict([(name, values[prefix + name]) for name in names]
+                + [("region_size_mib", values["disk_gate_region_size_mib"])])
 
 
 def on_lab(args):
     rows = []
     with benchlib.lab_vm() as vm:
         for serial, hdd in LAB_DISKS.items():
-            thresholds = lab_thresholds(hdd)
+            thresholds = lab_settings(hdd)
             verdicts, agreed, seconds, all_agree = compare(vm.module, vm.path_of(serial), args.runtime, thresholds,
                                                            args.repeats)
             rows.append((serial, "hdd" if hdd else "ssd", thresholds["min_iops"], verdicts,

@@ -107,6 +107,18 @@ def seed_fio(path, runtime, on=None):
 LAB_GROUP_VARS = os.path.join(REPO_ROOT, "molecule", "shared", "group_vars")
 
 
+def lab_gate_variables():
+    """The disk_gate role's variables in the lab: its defaults under the lab's group variables."""
+    import yaml  # the benchmarks that run inside a lab VM do not need it there
+
+    values = {}
+    for path in (os.path.join(REPO_ROOT, "roles", "disk_gate", "defaults", "main.yml"),
+                 os.path.join(LAB_GROUP_VARS, "osds.yml")):
+        with open(path) as handle:
+            values.update(yaml.safe_load(handle))
+    return values
+
+
 def labctl(state, *args, **kwargs):
     """stdout of lab/labctl.py with this state directory."""
     argv = [sys.executable, os.path.join(REPO_ROOT, "lab", "labctl.py"), "--state-dir", state] + list(args)
