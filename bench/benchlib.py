@@ -22,6 +22,9 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO_ROOT, "tests", "integration"))
 
 import loopdisk  # noqa: E402  (shared with the integration tests)
+import modulerun  # noqa: E402  (shared with the integration tests)
+
+module = modulerun.ansible_module
 
 
 def machine():
@@ -76,21 +79,6 @@ def loop_disks(count, size_gib=8, allocated=False):
         for disk in disks:
             loopdisk.detach(disk)
         shutil.rmtree(work)
-
-
-def module(name, args, inventory="localhost,", host="localhost", extra=()):
-    """Run one collection module through ansible; its result dict."""
-    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-               ANSIBLE_PYTHON_INTERPRETER="/usr/bin/python3", LC_ALL="C.UTF-8")
-    argv = ["ansible", host, "--inventory", inventory, "--module-name", "cephops.osd_tuning." + name,
-            "--args", json.dumps(args)] + list(extra)
-    if inventory == "localhost,":
-        argv += ["--connection", "local"]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, check=False)
-    try:
-        return json.loads(proc.stdout)["plays"][0]["tasks"][0]["hosts"][host]
-    except (ValueError, KeyError, IndexError):
-        sys.exit("ansible gave no result (rc=%s): %s %s" % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
 
 
 def seed_fio(path, runtime, on=None):

@@ -146,7 +146,8 @@ def main():
     if args.lab:
         with benchlib.lab_vm() as vm:
             here = os.path.dirname(os.path.abspath(__file__))
-            vm.put([__file__, os.path.join(here, "benchlib.py"), benchlib.loopdisk.__file__], "/root/cephops-bench")
+            vm.put([__file__, os.path.join(here, "benchlib.py"), benchlib.loopdisk.__file__, benchlib.modulerun.__file__],
+                   "/root/cephops-bench")
             print(vm.run(["python3", "/root/cephops-bench/noatime.py", "--device", LAB_FS_DISK, "--fs", args.fs,
                           "--files", str(args.files), "--passes", str(args.passes), "--runs", str(args.runs)]))
         return

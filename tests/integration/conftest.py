@@ -4,10 +4,8 @@ Tests here run the collection's modules through ``ansible`` against localhost, a
 would, and need root. Disks are sparse files, so an 8 GiB disk costs nothing.
 """
 
-import json
 import os
 import subprocess
-import tempfile
 import time
 
 import pytest
@@ -93,29 +91,3 @@ def fio_pids(path):
         if pid.isdigit() and argv and argv[0].endswith(b"fio") and ("--filename=" + path).encode() in argv:
             pids.append(int(pid))
     return pids
-
-
-def ansible_module(module, args=None, check=False, prefix=()):
-    """Run one collection module on localhost through ``ansible``; return its result dict."""
-    env = dict(
-        os.environ,
-        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
-        ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-        ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
-        LC_ALL="C.UTF-8",  # the ansible controller insists on UTF-8; modules set LC_ALL=C themselves
-    )
-    argv = list(prefix) + [
-        "ansible", "localhost", "--connection", "local", "--inventory", "localhost,",
-        "--module-name", "cephops.osd_tuning." + module,
-    ]
-    if args:
-        argv += ["--args", json.dumps(args)]
-    if check:
-        argv.append("--check")
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
-    try:
-        report = json.loads(proc.stdout)
-        return report["plays"][0]["tasks"][0]["hosts"]["localhost"]
-    except (ValueError, KeyError, IndexError):
-        raise AssertionError("ansible gave no result (rc=%s)\nstdout: %s\nstderr: %s"
-                             % (proc.returncode, proc.stdout, proc.stderr))

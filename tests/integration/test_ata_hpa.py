@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from conftest import ansible_module
+from modulerun import ansible_module
 from test_disk_facts import NON_BLANK
 
 MARKER_DIR = "/run/cephops/ata_hpa"

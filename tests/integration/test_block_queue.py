@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import ansible_module
+from modulerun import ansible_module
 from test_disk_facts import make_gpt_partitions
 
 MANAGED = ("scheduler", "max_sectors_kb", "read_ahead_kb", "nr_requests", "iosched")

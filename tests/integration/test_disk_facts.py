@@ -2,7 +2,7 @@
 
 import pytest
 
-from conftest import ansible_module
+from modulerun import ansible_module
 from loopdisk import run
 from ondisk import md_v1_0_superblock
 

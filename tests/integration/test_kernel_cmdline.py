@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from conftest import ansible_module
+from modulerun import ansible_module
 
 DEBIAN_DEFAULTS = os.path.join(os.path.dirname(__file__), "..", "unit", "fixtures", "grub", "debian12_default_grub")
 

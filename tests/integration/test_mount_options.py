@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import ansible_module
+from modulerun import ansible_module
 from loopdisk import run
 
 FSTAB_HEAD = "# static file system information\n#\n"

@@ -12,7 +12,7 @@ import tempfile
 
 import pytest
 
-from conftest import ansible_module
+from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import NON_BLANK
 

@@ -15,8 +15,9 @@ import time
 
 import pytest
 
-from conftest import SAFETY_LOG, ansible_module, fio_pids, hide_binaries
+from conftest import SAFETY_LOG, fio_pids, hide_binaries
 from loopdisk import attach, detach, run
+from modulerun import ansible_module
 from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
 from test_disk_gate import Gate
 from test_mount_options import Host, mountinfo, uuid_of

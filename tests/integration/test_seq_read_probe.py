@@ -1,6 +1,6 @@
 """seq_read_probe on real loop devices: measures, never writes, always sets values back."""
 
-from conftest import ansible_module
+from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import make_gpt_partitions
 

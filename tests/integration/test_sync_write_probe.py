@@ -1,6 +1,6 @@
 """sync_write_probe on real loop devices with real fio: verdicts, refusals, errors, cleanup."""
 
-from conftest import ansible_module
+from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import NON_BLANK, facts, make_gpt_partitions
 

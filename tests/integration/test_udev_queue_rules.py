@@ -9,7 +9,7 @@ import stat
 
 import pytest
 
-from conftest import ansible_module
+from modulerun import ansible_module
 
 RULES = [{"comment": "SSD", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
           "attributes": {"scheduler": "none"}}]

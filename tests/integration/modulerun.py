@@ -1,0 +1,33 @@
+"""Run one collection module through ``ansible``, as a user would: shared by the integration
+tests and the benchmarks in bench/."""
+
+import json
+import os
+import subprocess
+import tempfile
+
+
+def ansible_module(module, args=None, check=False, prefix=(), inventory="localhost,", host="localhost"):
+    """The result dict of one module run on ``host`` (this machine by default; a lab VM through
+    its inventory). ``prefix`` runs ansible under another command, e.g. a private mount namespace."""
+    env = dict(
+        os.environ,
+        ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
+        ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
+        ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
+        LC_ALL="C.UTF-8",  # the ansible controller insists on UTF-8; modules set LC_ALL=C themselves
+    )
+    argv = list(prefix) + ["ansible", host, "--inventory", inventory, "--module-name", "cephops.osd_tuning." + module]
+    if inventory == "localhost,":
+        argv += ["--connection", "local"]
+    if args:
+        argv += ["--args", json.dumps(args)]
+    if check:
+        argv.append("--check")
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
+    try:
+        report = json.loads(proc.stdout)
+        return report["plays"][0]["tasks"][0]["hosts"][host]
+    except (ValueError, KeyError, IndexError):
+        raise AssertionError("ansible gave no result (rc=%s)\nstdout: %s\nstderr: %s"
+                             % (proc.returncode, proc.stdout, proc.stderr))
