@@ -344,11 +344,25 @@ def is_clear(measurement, thresholds, margin):
     return all(value < limit / margin or value > limit * margin for value, limit in pairs)
 
 
+def is_clearly_unsuitable(measurement, thresholds, margin):
+    """True when one metric lies beyond its marginal limit by the margin: the disk is
+    unsuitable whatever the other metric does (a slow disk's latency may sit near its limit)."""
+    if measurement["write_iops"] < thresholds["marginal_min_iops"] / margin:
+        return True
+    limit, p99 = thresholds["marginal_max_p99_sync_latency_ms"], p99_sync_latency_ms(measurement)
+    return limit is not None and p99 is not None and p99 > limit * margin
+
+
 def decided_early(stages, thresholds, margin):
     """Adaptive rule: the last two stages are each clear of every limit by the margin and
-    give the same verdict. Two samples that agree clearly say more than their closeness to
-    each other, which a busy host disturbs without moving a verdict."""
-    if len(stages) < 2 or not all(is_clear(stage, thresholds, margin) for stage in stages[-2:]):
+    give the same verdict, or each fall clearly short of one marginal limit. Two samples that
+    agree clearly say more than their closeness to each other, which a busy host disturbs
+    without moving a verdict."""
+    if len(stages) < 2:
+        return False
+    if all(is_clearly_unsuitable(stage, thresholds, margin) for stage in stages[-2:]):
+        return True
+    if not all(is_clear(stage, thresholds, margin) for stage in stages[-2:]):
         return False
     return verdict(stages[-2], thresholds)[0] == verdict(stages[-1], thresholds)[0]
 

@@ -97,8 +97,9 @@ options:
       - Probe in short stages of O(adaptive_stage_seconds) (at most three) and stop a disk
         early once its last two stages each lie outside
         [limit / O(adaptive_margin), limit * O(adaptive_margin)] for every threshold and give
-        the same verdict. A disk still undecided then gets the full-length probe, whose
-        result is the verdict.
+        the same verdict, or each fall short of one marginal limit by that margin (unsuitable
+        whatever the other figure). A disk still undecided then gets the full-length probe,
+        whose result is the verdict.
     type: bool
     default: false
   adaptive_stage_seconds:

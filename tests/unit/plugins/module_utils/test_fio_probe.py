@@ -220,6 +220,19 @@ def test_early_decision_needs_two_clear_stages_that_agree():
     assert fio_probe.decided_early([measurement(2000.0, 100.0), clear], THRESHOLDS, 1.5) is False
 
 
+def test_a_disk_clearly_short_of_one_marginal_limit_is_decided_whatever_the_other():
+    # 40 IOPS is far below the marginal floor (1000 / 1.5); its p99 sits within the margin of
+    # the latency limit, which alone would keep is_clear false: unsuitable either way.
+    slow = measurement(40.0, 900.0)
+    assert fio_probe.is_clear(slow, THRESHOLDS, 1.5) is False
+    assert fio_probe.decided_early([slow, measurement(45.0, 1100.0)], THRESHOLDS, 1.5) is True
+    assert fio_probe.verdict(slow, THRESHOLDS)[0] == "unsuitable"
+    # Fast, but p99 far above the marginal latency limit (5 ms * 1.5) in both stages.
+    assert fio_probe.decided_early([measurement(9000.0, 9000.0), measurement(9500.0, 8000.0)], THRESHOLDS, 1.5)
+    # Only one of the two stages clearly short: not yet.
+    assert fio_probe.decided_early([measurement(900.0, 100.0), slow], THRESHOLDS, 1.5) is False
+
+
 # --------------------------------------------------------------------------- journal ramp
 
 def steps(*iops):
