@@ -7,7 +7,7 @@ the same per lab disk with the thresholds the lab's gate uses (molecule/shared/g
 Target: a clear-cut disk decided in at most 3 s of probing, with the full-length probe's
 verdict (on every lab disk).
 
-usage: bench/run.sh adaptive [--repeats 3] [--runtime 15] [--lab]
+usage: bench/run.sh adaptive [--repeats 3] [--runtime 15] [--lab [--serial SERIAL ...]]
 Needs root (loop devices, or QEMU for --lab).
 """
 
@@ -79,7 +79,8 @@ def lab_settings(hdd):
 def on_lab(args):
     rows = []
     with benchlib.lab_vm() as vm:
-        for serial, hdd in LAB_DISKS.items():
+        for serial in args.serial or LAB_DISKS:
+            hdd = LAB_DISKS[serial]
             thresholds = lab_settings(hdd)
             verdicts, agreed, seconds, all_agree = compare(vm.module, vm.path_of(serial), args.runtime, thresholds,
                                                            args.repeats)
@@ -96,6 +97,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--runtime", type=int, default=15)
     parser.add_argument("--lab", action="store_true", help="per lab disk, with the lab gate's thresholds")
+    parser.add_argument("--serial", action="append", choices=sorted(LAB_DISKS), help="with --lab: only this disk")
     args = parser.parse_args()
     (on_lab if args.lab else on_loop)(args)
 
