@@ -135,7 +135,7 @@ options:
     description:
       - Seconds one probe run may take before it is killed and its disks get V(error).
         Defaults to O(runtime) plus 60. The zeroing of the probe regions afterwards (all
-        disks at once) has no limit: cut short, it would leave probe data behind.
+        disks at once) has no limit, since a zeroing cut short would leave probe data behind.
     type: int
   method:
     description:
