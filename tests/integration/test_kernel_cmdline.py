@@ -2,6 +2,7 @@
 
 import json
 import os
+import stat
 
 import pytest
 
@@ -26,8 +27,11 @@ def cmdline(defaults, check=False, **args):
 
 def test_removes_elevator_backs_up_and_is_idempotent(defaults):
     old = defaults.read_text()
+    defaults.chmod(0o640)  # not the usual 0644: the edit must keep the file's own mode and owner
     result = cmdline(defaults, absent=["elevator"])
     assert result["changed"] is True, result
+    info = defaults.stat()
+    assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o640, 0, 0)
     assert 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' in defaults.read_text()
     assert result["effective"] == {"GRUB_CMDLINE_LINUX": [], "GRUB_CMDLINE_LINUX_DEFAULT": ["quiet"]}
     with open(result["backups"][0]) as handle:

@@ -7,6 +7,7 @@ Every test edits an fstab copy under tmp_path and reads the live options back fr
 import json
 import os
 import re
+import stat
 
 import pytest
 
@@ -78,10 +79,13 @@ def two_osds(host):
 def test_noatime_is_written_in_place_applied_live_and_idempotent(host, two_osds):
     xfs_dir, ext4_dir, text = two_osds
     old = host.write_fstab(text)
+    host.fstab.chmod(0o640)  # not the usual 0644: the new fstab must keep the file's own mode and owner
 
     result = host.module()
     assert not result.get("failed"), result.get("msg")
     assert result["changed"] is True
+    info = host.fstab.stat()
+    assert (stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid) == (0o640, 0, 0)
     assert host.fstab.read_text() == text.replace("  defaults  ", "  noatime  ").replace(
         "\tnosuid,relatime\t", "\tnosuid,noatime\t")
     live = mountinfo(host.ns)

@@ -57,6 +57,15 @@ def test_udev_rules_files_are_root_owned_and_readable(host, path):
     assert 'SUBSYSTEM=="block"' in rules.content_string
 
 
+@pytest.mark.parametrize("path,validate", [("/etc/fstab", "findmnt --verify --tab-file /etc/fstab"),
+                                           ("/etc/default/grub", "sh -n /etc/default/grub")])
+def test_etc_files_the_roles_edited_stay_root_owned_readable_and_valid(host, path, validate):
+    edited = host.file(path)
+    assert edited.user == "root" and edited.group == "root"
+    assert edited.mode & 0o444 == 0o444 and edited.mode & 0o022 == 0, oct(edited.mode)
+    assert host.run(validate).rc == 0
+
+
 def test_no_stale_elevator_anywhere(host):
     assert "elevator=" not in host.file("/proc/cmdline").content_string
     assert "elevator=" not in host.file("/etc/default/grub").content_string
