@@ -46,7 +46,7 @@ def calls_to_host(report, host):
 
 def site_run(vm, extra_vars):
     """(seconds, module calls, polls, changed tasks) of one site.yml run."""
-    env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1")
+    env = benchlib.modulerun.json_env()
     start = time.monotonic()
     proc = subprocess.run(["ansible-playbook", "-i", vm.inventory, SITE, "-e", json.dumps(extra_vars)],
                           capture_output=True, text=True, env=env, check=False)

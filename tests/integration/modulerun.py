@@ -7,16 +7,22 @@ import subprocess
 import tempfile
 
 
-def ansible_module(module, args=None, check=False, prefix=(), inventory="localhost,", host="localhost"):
-    """The result dict of one module run on ``host`` (this machine by default; a lab VM through
-    its inventory). ``prefix`` runs ansible under another command, e.g. a private mount namespace."""
-    env = dict(
+def json_env(**extra):
+    """Environment for ``ansible`` or ``ansible-playbook`` whose output a test parses: the json
+    callback, one interpreter, UTF-8 for the controller; ``extra`` adds or overrides variables."""
+    return dict(
         os.environ,
         ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json",
         ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
         ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
         LC_ALL="C.UTF-8",  # the ansible controller insists on UTF-8; modules set LC_ALL=C themselves
-    )
+        **extra)
+
+
+def ansible_module(module, args=None, check=False, prefix=(), inventory="localhost,", host="localhost"):
+    """The result dict of one module run on ``host`` (this machine by default; a lab VM through
+    its inventory). ``prefix`` runs ansible under another command, e.g. a private mount namespace."""
+    env = json_env()
     argv = list(prefix) + ["ansible", host, "--inventory", inventory, "--module-name", "cephops.osd_tuning." + module]
     if inventory == "localhost,":
         argv += ["--connection", "local"]

@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import yaml
 
+from modulerun import json_env
 from test_disk_facts import make_gpt_partitions
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
@@ -44,9 +45,7 @@ class Gate:
                           disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir))
         extra_vars.update(thresholds(limits or EASY))
         extra_vars.update(extra)
-        env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-                   ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
-                   ANSIBLE_ASYNC_DIR=str(self.async_dir), LC_ALL="C.UTF-8")
+        env = json_env(ANSIBLE_ASYNC_DIR=str(self.async_dir))
         hosts = ["--inventory", inventory] if inventory else ["--inventory", "localhost,", "--connection", "local"]
         argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (["--check"] if check else [])
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())

@@ -6,13 +6,12 @@ goes to a fact file under tmp_path, never to the host's /etc/ansible/facts.d.
 """
 
 import json
-import os
 import subprocess
 import tempfile
 
 import pytest
 
-from modulerun import ansible_module
+from modulerun import ansible_module, json_env
 from loopdisk import run
 from test_disk_facts import NON_BLANK
 
@@ -42,9 +41,7 @@ class Role:
                           overprovision_fact_file=str(self.fact_file), overprovision_allow_erase=True,
                           entry_point=entry_point)
         extra_vars.update(extra)
-        env = dict(os.environ, ANSIBLE_STDOUT_CALLBACK="ansible.builtin.json", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
-                   ANSIBLE_PYTHON_INTERPRETER=os.environ.get("CEPHOPS_TEST_PYTHON", "/usr/bin/python3"),
-                   LC_ALL="C.UTF-8")
+        env = json_env()
         argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                 "--extra-vars", json.dumps(extra_vars), str(self.playbook)] + (["--check"] if check else [])
         proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
