@@ -107,10 +107,10 @@ def lab_gate_variables():
     return values
 
 
-def labctl(state, *args, **kwargs):
+def labctl(state, *args, check=True, **kwargs):
     """stdout of lab/labctl.py with this state directory."""
     argv = [sys.executable, os.path.join(REPO_ROOT, "lab", "labctl.py"), "--state-dir", state] + list(args)
-    return subprocess.run(argv, capture_output=True, check=kwargs.pop("check", True), **kwargs).stdout
+    return subprocess.run(argv, capture_output=True, check=check, **kwargs).stdout
 
 
 class LabVM:
