@@ -513,6 +513,14 @@ def reject_reasons(disk, min_size_bytes=CEPH_MIN_SIZE_BYTES):
     return reasons
 
 
+def blocking_reasons(disk, overwrite_data=False):
+    """The reasons that refuse a write to ``disk``: all of them, or with the user's explicit
+    consent to overwrite data (``overwrite_data``) all but the content checks' ``data_reasons``."""
+    if not overwrite_data:
+        return list(disk["reject_reasons"])
+    return [reason for reason in disk["reject_reasons"] if reason not in disk.get("data_reasons", [])]
+
+
 # --------------------------------------------------------------------------- resolving
 
 def resolve_disk(spec):

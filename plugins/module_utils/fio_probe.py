@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 import time
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import interrupts
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import interrupts, probe_region
 
 MIB = 1024 ** 2
 
@@ -115,20 +115,6 @@ def dd_command(path, region, block_size=4096):
     return ["dd", "if=/dev/urandom", "of=" + path, "bs=%d" % block_size,
             "seek=%d" % (offset // block_size), "count=%d" % (length // block_size),
             "oflag=direct,dsync", "conv=notrunc,nocreat"]
-
-
-def zero_command(path, region):
-    """Zero what the probe wrote with plain writes of zeros, flushed to the disk.
-
-    Not BLKZEROOUT: it sends Write Zeroes/WRITE SAME where the disk claims them, a command
-    some firmware (and QEMU's NVMe) fails badly enough to reset the controller; plain writes
-    work on every disk. The region is whole MiB (region_bytes). nocreat (like fio's
-    --allow_file_create=0): a disk that vanished must not become a regular file in /dev, which
-    would also keep the kernel from giving the disk its node back.
-    """
-    offset, length = region
-    return ["dd", "if=/dev/zero", "of=" + path, "bs=%d" % MIB, "seek=%d" % (offset // MIB),
-            "count=%d" % (length // MIB), "oflag=direct", "conv=notrunc,nocreat,fsync", "status=none"]
 
 
 def region_bytes(offset_mib, size_mib):
@@ -561,9 +547,10 @@ class Prober:
     switches); probes and zeroing go through ``run_processes``. Results are keyed by kernel name.
     """
 
-    def __init__(self, run_command, settings):
+    def __init__(self, run_command, settings, journal):
         self.run_command = run_command
         self.s = settings
+        self.journal = journal
         self.written = set()
         self.fio_version = None
 
@@ -587,7 +574,6 @@ class Prober:
         """{name: {"measurement"|"error": ...}, "command": argv} for one probe of the disks."""
         runtime = runtime or self.s["runtime"]
         commands = self.probe_commands(disks, options, runtime, numjobs)
-        self.written.update(d["name"] for d in disks)
         batches = [commands] if self.s["parallel"] else [[c] for c in commands]
         outcomes = {}
         for batch in batches:
@@ -712,10 +698,12 @@ class Prober:
         return comparisons
 
     def probe_all(self, disks):
-        """{name: result fields} for every disk; regions are zeroed and write caches restored
-        whatever happens, and an interrupt turns every unfinished disk into an error."""
+        """{name: result fields} for every disk. Each disk is journaled before its first write
+        and its region restored to zeros afterwards whatever happens; write caches are switched
+        back; an interrupt turns every unfinished disk into an error."""
         results = dict((d["name"], {"write_cache": self.read_write_cache(d)}) for d in disks)
         try:
+            self.begin(disks)
             main = self.measure_main(disks)
             for disk in disks:
                 results[disk["name"]].update(main[disk["name"]])
@@ -731,18 +719,45 @@ class Prober:
                 caches = dict((d["name"], results[d["name"]]["write_cache"]) for d in good)
                 for name, comparison in self.compare_write_cache(good, caches, measured).items():
                     results[name]["write_cache_comparison"] = comparison
-        except interrupts.Interrupted as exc:
+        except (interrupts.Interrupted, probe_region.JournalError) as exc:
             for disk in disks:
                 results[disk["name"]].setdefault("error", str(exc))
                 results[disk["name"]].pop("measurement", None)
         finally:
-            zero_errors = self.zero_written(disks)
-        for name, error in zero_errors.items():
-            results[name]["zeroed"] = error is None
+            restored = self.restore_written(disks)
+        for name, (zeroed_bytes, error) in restored.items():
+            results[name].update(zeroed=error is None, zeroed_bytes=zeroed_bytes)
             if error:
                 results[name]["error"] = "; ".join(e for e in (results[name].get("error"), error) if e)
                 results[name].pop("measurement", None)
         return results
+
+    def begin(self, disks):
+        """Journal every disk durably before anything writes to it: a run killed later leaves
+        a record from which the next run restores the region."""
+        for disk in disks:
+            self.journal.begin(disk["identity"], disk, self.s["region"], disk["stable_identity"],
+                               disk["region_nonzero_mib"])
+            self.written.add(disk["name"])
+
+    def restore_written(self, disks):
+        """{name: (bytes zeroed, error or None)} for every journaled disk, all disks at once: a
+        host with many disks would otherwise spend most of its gating time restoring. No time
+        limit: a restore cut short leaves probe data behind. A disk whose region reads back as
+        zeros leaves the journal; the others stay in it for the next run."""
+        written = [d for d in disks if d["name"] in self.written]
+        outcomes = probe_region.in_parallel(lambda d: probe_region.restore_zeros(d["path"], self.s["region"]), written)
+        restored = {}
+        for disk, (zeroed_bytes, error) in zip(written, outcomes):
+            if error is None:
+                self.journal.finish(disk["identity"])
+            else:
+                error = ("the probe region still holds probe data (%s); %s keeps the record, and the next run "
+                         "restores it once the disk is back, or zero it yourself: %s" % (
+                             error, self.journal.path(disk["identity"]),
+                             probe_region.zero_command(disk["path"], self.s["region"])))
+            restored[disk["name"]] = (zeroed_bytes, error)
+        return restored
 
     # ---- write cache
 
@@ -813,7 +828,8 @@ def empty_result(device, disk=None):
         "fio_version": None, "write_iops": None, "write_bw_bytes": None, "total_ios": None,
         "runtime_ms": None, "latency_us": None, "p99_sync_latency_ms": None, "adaptive": None,
         "journal": None, "plp": None, "write_cache": None, "write_cache_comparison": None,
-        "region": None, "written": False, "zeroed": None, "cached": False, "cache_age_seconds": None,
+        "region": None, "region_nonzero_mib": None, "written": False, "zeroed": None, "zeroed_bytes": None,
+        "recovered": None, "cached": False, "cache_age_seconds": None,
     }
 
 
@@ -824,15 +840,17 @@ def refused_result(device, reasons, disk=None):
 def planned_result(disk, settings, command):
     return dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
                 command=command, region=_region_dict(settings["region"]),
-                reasons=["check mode: would probe the region and zero it afterwards"])
+                region_nonzero_mib=disk["region_nonzero_mib"],
+                reasons=["check mode: would probe the region and restore it to zeros afterwards"])
 
 
 def probe_result(disk, outcome, settings, fio_version):
     """The result of a probed disk: a verdict from the measurement, or error with its cause."""
     result = dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
-                  region=_region_dict(settings["region"]), written=True,
-                  fio_version=fio_version if settings["method"] == "fio" else None)
-    for key in ("command", "adaptive", "journal", "plp", "write_cache", "write_cache_comparison", "zeroed"):
+                  region=_region_dict(settings["region"]), region_nonzero_mib=disk["region_nonzero_mib"],
+                  written=True, fio_version=fio_version if settings["method"] == "fio" else None)
+    for key in ("command", "adaptive", "journal", "plp", "write_cache", "write_cache_comparison", "zeroed",
+                "zeroed_bytes"):
         if key in outcome:
             result[key] = outcome[key]
     measurement = outcome.get("measurement")
@@ -934,5 +952,6 @@ def cached_result(disk, stored, age):
     result = dict(stored)
     for key in ("device", "name", "model", "serial", "transport", "rotational", "wwn", "firmware", "size_bytes"):
         result[key] = fresh[key]
-    result.update(written=False, zeroed=None, cached=True, cache_age_seconds=age)
+    result.update(written=False, zeroed=None, zeroed_bytes=None, region_nonzero_mib=None, recovered=None,
+                  cached=True, cache_age_seconds=age)
     return result

@@ -25,13 +25,19 @@ description:
     returned with each result.
   - All disks are probed side by side in one fio run (one job section per disk, each
     reporting on its own), so a host with twelve disks takes about as long as one.
-  - Safety. It writes only to disks that M(cephops.osd_tuning.disk_facts) calls available
-    (no partitions, signatures, LVM, md, BlueStore label, holders, mounts, swap, not the root
-    disk, not read-only). Any other disk gets V(refused) with the reasons and is not touched;
-    the others are still probed. Writes stay inside the probe region (O(region_offset_mib),
-    O(region_size_mib)), and afterwards the region is overwritten with zeros (C(dd), not
-    Write Zeroes, which some firmware fails), so
-    ceph-volume still sees a blank disk.
+  - Safety. It changes no byte it does not own. It writes only to disks that
+    M(cephops.osd_tuning.disk_facts) calls available (no partitions, signatures, LVM, md,
+    BlueStore label, holders, mounts, swap, data its content checks find, not the root disk,
+    not read-only), and only inside the probe region (O(region_offset_mib),
+    O(region_size_mib)), which must read back as all zeros first (the region check reads all
+    of it). Any other disk gets V(refused) with the check that refused it and is not touched;
+    the others are still probed.
+  - Before the first write each disk is recorded in a journal on the host (O(journal_dir));
+    afterwards every 4 KiB block of the region that is not zero is overwritten with zeros
+    (plain writes, not Write Zeroes, which some firmware fails) and read back, so the region
+    holds exactly what it held before and ceph-volume still sees a blank disk. A probe killed
+    before it could restore (SIGKILL, a power cut, a disk that vanished) leaves its record,
+    and the next run on that disk restores the region first; see O(journal_dir).
   - fio failing, printing no JSON, a job reporting an error, a disk that disappears, a run
     longer than O(timeout) (fio is killed) and a termination signal to the module each give
     V(error) with the cause, never a verdict.
@@ -49,9 +55,23 @@ options:
     description:
       - Disks to probe, as kernel names (V(sdb)), C(/dev) paths or C(/dev/disk/by-id) links.
       - A device that does not exist or is a partition is V(refused) with the reason.
+      - A disk named twice (for example by kernel name and by-id link) is probed once; each
+        entry gets a result.
     type: list
     elements: str
     required: true
+  overwrite_data:
+    description:
+      - Disks of O(devices) whose data the probe may overwrite, named like them. Only for
+        disks that hold data no tool recognises and that you mean to give to Ceph anyway;
+        the probe region need not read back as zeros, and the content checks of
+        M(cephops.osd_tuning.disk_facts) (its C(data_reasons)) do not refuse the disk. The data
+        in the region is lost; the region is left zeroed. Every other refusal (a signature,
+        partitions, a mount, the root disk, ...) still holds.
+      - Naming a disk that O(devices) does not list fails the module.
+    type: list
+    elements: str
+    default: []
   mode:
     description:
       - V(randwrite) probes 4 KiB random writes with an fsync after each (what an OSD does).
@@ -189,12 +209,29 @@ options:
       - Directory on the host that holds one JSON file per cached result (created mode 0700).
     type: path
     default: /var/cache/cephops-osd-tuning/gate
+  journal_dir:
+    description:
+      - Directory on the host (created mode 0700) with one record per disk whose probe region
+        may hold probe data, written and flushed before the first write and removed once the
+        region reads back as zeros. Keep it on storage that survives a reboot.
+      - A record left by an interrupted probe is handled before anything else happens to that
+        disk. The region is zeroed and the record removed when the disk is the same (WWN,
+        serial or loop backing file, and size) and nothing uses it; otherwise the disk is
+        V(refused) with the reason and the command to zero the region by hand. A disk
+        without WWN, serial or backing file cannot be proven the same disk and needs
+        O(overwrite_data). A probe still running (same boot, same process) or any process
+        still holding the disk open (a writer that outlived its probe) also refuses it.
+      - Records of disks not probed in a run are listed in RV(pending_restores).
+    type: path
+    default: /var/lib/cephops-osd-tuning/probe-journal
 notes:
   - Must run as root. Needs fio (or dd), dd and wipefs on the host.
-  - Writes random data to the probe region of each available disk and zeroes it afterwards;
-    run it before OSDs are deployed, never on disks holding data.
-  - In check mode nothing is written; results list the fio command line each disk would get
-    and the disks that would be refused.
+  - Writes random data to the probe region of each available disk and restores it to zeros
+    afterwards; run it before OSDs are deployed. A disk holding data is refused unless it is
+    named in O(overwrite_data).
+  - In check mode nothing is written, but everything is read (the refusal checks, the region
+    check, the journal); results list the fio command line each disk would get and the
+    disks that would be refused.
 attributes:
   check_mode:
     support: full
@@ -245,6 +282,10 @@ results:
   type: list
   elements: dict
   contains:
+    given:
+      description: The device as given in O(devices).
+      type: str
+      sample: /dev/disk/by-id/wwn-0x5002538e40a1b2c3
     device:
       description: Device node of the disk, or the name as given when it did not resolve.
       type: str
@@ -371,24 +412,55 @@ results:
     cache_age_seconds:
       description: Age of the cached result in seconds, null when measured now.
       type: int
+    region_nonzero_mib:
+      description: MiB of the probe region that were not zero before the probe (the region
+        check); more than 0 only for a disk named in O(overwrite_data). Null when the region
+        was not checked (refused, cached).
+      type: int
+      sample: 0
     written:
       description: A probe wrote to the disk in this run.
       type: bool
     zeroed:
-      description: The probe region was zeroed afterwards (null when nothing was written).
+      description: The probe region reads back as zeros after the probe (null when nothing
+        was written).
       type: bool
+    zeroed_bytes:
+      description: Bytes of the probe region overwritten with zeros after the probe.
+      type: int
+      sample: 61440000
+    recovered:
+      description: The record an earlier, interrupted probe left for this disk in
+        O(journal_dir) and what this run did about it, C(action) (V(restored), or V(planned)
+        in check mode), C(note), C(started_at), C(region), C(file) and C(zeroed_bytes). Null
+        when there was none; a record that refuses the disk shows in C(reasons) instead.
+      type: dict
+      sample: {action: restored, started_at: "2026-11-23 21:25:38 UTC", zeroed_bytes: 5836800,
+               region: {offset: 1073741824, length: 536870912},
+               file: /var/lib/cephops-osd-tuning/probe-journal/ee03e0ab6fd53d0ec4c694f74517ba34.json,
+               note: "journal: zeroed the region a probe interrupted at 2026-11-23 21:25:38 UTC left behind
+                      (5836800 bytes)"}
+pending_restores:
+  description: Records in O(journal_dir) of interrupted probes on disks not probed in this run,
+    each with C(device), C(model), C(serial), C(started_at), C(region) and C(file). Run the
+    probe on that disk to restore its region, or follow the record by hand.
+  returned: always
+  type: list
+  elements: dict
+  sample: []
 """
 
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe, interrupts
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe, interrupts, probe_region
 
 
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             devices=dict(type="list", elements="str", required=True),
+            overwrite_data=dict(type="list", elements="str", default=[]),
             mode=dict(type="str", choices=sorted(fio_probe.MODE_JOBS), default="randwrite"),
             runtime=dict(type="int", default=15),
             min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["min_iops"]),
@@ -412,6 +484,7 @@ def main():
             journal_max_numjobs=dict(type="int", default=16),
             cache_max_age=dict(type="int", default=0),
             cache_dir=dict(type="path", default="/var/cache/cephops-osd-tuning/gate"),
+            journal_dir=dict(type="path", default="/var/lib/cephops-osd-tuning/probe-journal"),
         ),
         supports_check_mode=True,
     )
@@ -447,34 +520,65 @@ def main():
     def run(argv):
         return module.run_command(argv, environ_update={"LC_ALL": "C"})
 
-    # Resolve one by one so a bad name is refused without stopping the others.
+    # One entry per requested device; a disk named twice (say by name and by-id link) is
+    # judged once and both entries carry its result.
     entries, names = [], []
     for spec in params["devices"]:
         try:
             name = blockdev.resolve_disk(spec)
         except blockdev.DeviceError as exc:
-            entries.append((spec, fio_probe.refused_result(spec, [str(exc)])))
+            entries.append((spec, None, fio_probe.refused_result(spec, [str(exc)])))
             continue
+        entries.append((spec, name, None))
         if name not in names:
             names.append(name)
-            entries.append((name, None))
-    disks = dict((d["name"], d) for d in blockdev.build_disks(blockdev.take_snapshot(run, names)))
+    try:
+        overwrite = set(blockdev.resolve_disks(params["overwrite_data"]))
+    except blockdev.DeviceError as exc:
+        module.fail_json(msg="overwrite_data: %s" % exc)
+    if overwrite - set(names):
+        module.fail_json(msg="overwrite_data names %s, which devices does not list"
+                         % ", ".join("/dev/" + n for n in sorted(overwrite - set(names))))
+
+    journal = probe_region.Journal(params["journal_dir"])
+    disks, outcomes = _inventory(run, names), {}
+    recovered = {}
+    for name in names:
+        disk = disks[name]
+        disk["identity"], disk["stable_identity"] = probe_region.journal_identity(disk, _backing_file(name))
+        try:
+            found = probe_region.recovery(journal, disk, disk["identity"], disk["stable_identity"],
+                                          blockdev.blocking_reasons(disk, overwrite_data=True), name in overwrite,
+                                          module.check_mode)
+        except probe_region.RegionError as exc:
+            found = ("refused", "journal: zeroing the region an interrupted probe left behind failed: %s" % exc, None)
+        if found:
+            recovered[name] = found
+    if any(action == "restored" for action, _text, _details in recovered.values()):
+        # The region is zero again: judge the disks as they are now.
+        fresh = _inventory(run, [n for n, found in recovered.items() if found[0] == "restored"])
+        for name, disk in fresh.items():
+            disk["identity"], disk["stable_identity"] = disks[name]["identity"], disks[name]["stable_identity"]
+            disks[name] = disk
+
+    # Check mode cannot zero a region an interrupted probe left: judge such a disk as if it had.
+    planned = set(n for n, found in recovered.items() if found[0] == "planned")
     region_end = sum(settings["region"])
     probe = []
-    for key, refused in entries:
-        if refused is not None:
-            continue
-        disk = disks[key]
-        reasons = list(disk["reject_reasons"])
+    for name in names:
+        disk = disks[name]
+        reasons = blockdev.blocking_reasons(disk, overwrite_data=name in overwrite | planned)
+        if name in recovered and recovered[name][0] == "refused":
+            reasons.append(recovered[name][1])
         if disk["size_bytes"] < region_end:
             reasons.append("smaller than the end of the probe region (%d bytes)" % region_end)
         if reasons:
-            entries[entries.index((key, None))] = (key, fio_probe.refused_result(disk["path"], reasons, disk))
+            outcomes[name] = fio_probe.refused_result(disk["path"], reasons, disk)
         else:
             probe.append(disk)
 
     now = time.time()
-    keys, served = {}, {}
+    keys = {}
     if params["cache_max_age"]:
         for disk in probe:
             identity = fio_probe.disk_identity(disk, _backing_file(disk["name"]))
@@ -482,33 +586,61 @@ def main():
                 keys[disk["name"]] = fio_probe.cache_key(identity, settings)
                 hit = fio_probe.read_cache(params["cache_dir"], keys[disk["name"]], now, params["cache_max_age"])
                 if hit:
-                    served[disk["name"]] = fio_probe.cached_result(disk, *hit)
-        probe = [d for d in probe if d["name"] not in served]
+                    outcomes[disk["name"]] = fio_probe.cached_result(disk, *hit)
+        probe = [d for d in probe if d["name"] not in outcomes]
 
-    prober = fio_probe.Prober(run, settings)
+    # Reading is safe in check mode too, so check mode predicts these refusals exactly.
+    checks = probe_region.in_parallel(lambda d: probe_region.nonzero_mib(d["path"], settings["region"]), probe)
+    for disk, (nonzero, error) in zip(list(probe), checks):
+        reason = None
+        if error:
+            reason = "region check: %s" % error
+        elif nonzero and disk["name"] not in overwrite | planned:
+            reason = ("region check: %d of %d MiB of the probe region from %d MiB are not zero, so the disk holds "
+                      "data the probe would overwrite; name the disk in overwrite_data to allow that (the region "
+                      "is left zeroed)" % (len(nonzero), settings["region"][1] // fio_probe.MIB,
+                                           settings["region"][0] // fio_probe.MIB))
+        if reason:
+            outcomes[disk["name"]] = fio_probe.refused_result(disk["path"], [reason], disk)
+            probe.remove(disk)
+        else:
+            disk["region_nonzero_mib"] = len(nonzero or [])
+
+    prober = fio_probe.Prober(run, settings, journal)
     if module.check_mode:
         commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
-        planned = dict((d["name"], fio_probe.planned_result(d, settings, commands[d["name"]])) for d in probe)
-        for d in probe:
-            planned[d["name"]]["write_cache"] = prober.read_write_cache(d)
-        outcomes = {}
+        for disk in probe:
+            outcomes[disk["name"]] = dict(fio_probe.planned_result(disk, settings, commands[disk["name"]]),
+                                          write_cache=prober.read_write_cache(disk))
     else:
         interrupts.trap()
-        outcomes = prober.probe_all(probe)
-        planned = {}
-    results = []
-    for key, refused in entries:
-        if refused is not None:
-            results.append(refused)
-        elif key in served:
-            results.append(served[key])
-        elif key in planned:
-            results.append(planned[key])
-        else:
-            results.append(fio_probe.probe_result(disks[key], outcomes[key], settings, prober.fio_version))
+        measured = prober.probe_all(probe)
+        for disk in probe:
+            outcomes[disk["name"]] = fio_probe.probe_result(disk, measured[disk["name"]], settings, prober.fio_version)
+    for name, (action, text, details) in recovered.items():
+        if action != "refused":
+            outcomes[name]["recovered"] = dict(details, action=action, note=text)
     if keys and not module.check_mode:
-        store_results(module, [r for r in results if r["name"] in outcomes], keys, now)
-    module.exit_json(changed=bool(prober.written), results=results)
+        store_results(module, [outcomes[d["name"]] for d in probe], keys, now)
+
+    results = [dict(refused or outcomes[name], given=spec) for spec, name, refused in entries]
+    identities = [disks[n]["identity"] for n in names]
+    pending = [_pending(record) for record in journal.records() if record.get("identity") not in identities]
+    for record in pending:
+        module.warn("the probe journal holds an unfinished restore for %s (%s), not probed in this run: %s"
+                    % (record["device"], record["started_at"], record["file"]))
+    module.exit_json(changed=bool(prober.written) or any(a == "restored" for a, _t, _d in recovered.values()),
+                     results=results, pending_restores=pending)
+
+
+def _inventory(run, names):
+    return dict((d["name"], d) for d in blockdev.build_disks(blockdev.take_snapshot(run, names)))
+
+
+def _pending(record):
+    return {"device": record.get("device"), "model": record.get("model"), "serial": record.get("serial"),
+            "started_at": probe_region.when(record.get("started_at", 0)), "region": record.get("region"),
+            "file": record["file"]}
 
 
 def _backing_file(name):

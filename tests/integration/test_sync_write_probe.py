@@ -1,5 +1,12 @@
 """sync_write_probe on real loop devices with real fio: verdicts, refusals, errors, cleanup."""
 
+import json
+import os
+import signal
+import threading
+import time
+
+from conftest import fio_pids
 from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import NON_BLANK, facts, make_gpt_partitions
@@ -128,17 +135,20 @@ def test_timeout_kills_fio_and_gives_error_then_zeroes(loop_disks):
 
 
 def test_check_mode_writes_nothing_and_returns_the_plan(loop_disks):
-    blank, used = loop_disks(), loop_disks()
+    blank, data, used = loop_disks(), loop_disks(), loop_disks()
     make_gpt_partitions(used)
-    blank.write(REGION[0], b"\xa5" * 4096)  # something a probe's zeroing would erase
-    before = blank.checksum(), used.checksum()
-    result = probe([blank, used], check=True)
+    data.write(REGION[0] + 7 * MIB, b"\xa5" * 4096)  # what a probe would overwrite
+    before = blank.checksum(), data.checksum(), used.checksum()
+    result = probe([blank, data, used], check=True)
     found = by_device(result)
     assert result["changed"] is False
     assert found[blank.path]["verdict"] is None and found[blank.path]["written"] is False
+    assert found[blank.path]["region_nonzero_mib"] == 0
     assert found[blank.path]["command"][-2:] == ["--name=" + blank.name, "--filename=" + blank.path]
+    assert found[data.path]["verdict"] == "refused"
+    assert found[data.path]["reasons"][0].startswith("region check: 1 of 512 MiB of the probe region from 1024 MiB")
     assert found[used.path]["verdict"] == "refused"
-    assert (blank.checksum(), used.checksum()) == before
+    assert (blank.checksum(), data.checksum(), used.checksum()) == before
 
 
 def test_journal_mode_ramps_numjobs_and_reports_steps(loop_disks):
@@ -207,3 +217,149 @@ def test_cache_serves_the_second_probe_and_check_mode_never_writes_it(loop_disks
     assert other["cached"] is False and other["written"] is True
     make_gpt_partitions(disk)
     assert by_device(probe([disk], **cache))[disk.path]["verdict"] == "refused"
+
+
+def test_data_in_the_region_is_refused_with_the_check_and_its_size(loop_disks):
+    blank, data = loop_disks(), loop_disks()
+    # No signature anywhere: only the region check can see this.
+    data.write(REGION[0], os.urandom(3 * MIB))
+    data.write(REGION[0] + REGION[1] - 4096, b"\x01")
+    before = data.checksum()
+    found = by_device(probe([blank, data], **EASY))
+    assert found[blank.path]["verdict"] == "suitable" and found[blank.path]["region_nonzero_mib"] == 0
+    refused = found[data.path]
+    assert refused["verdict"] == "refused" and refused["written"] is False
+    assert refused["reasons"] == [
+        "region check: 4 of 512 MiB of the probe region from 1024 MiB are not zero, so the disk holds data the "
+        "probe would overwrite; name the disk in overwrite_data to allow that (the region is left zeroed)"]
+    assert data.checksum() == before
+
+
+def test_overwrite_data_lets_the_probe_overwrite_the_region_and_nothing_else(loop_disks):
+    disk = loop_disks()
+    outside = os.urandom(MIB)
+    disk.write(REGION[0] - MIB, outside)
+    disk.write(REGION[0] + MIB, os.urandom(MIB))
+    found = by_device(probe([disk], overwrite_data=[disk.name], **EASY))[disk.path]
+    assert found["verdict"] == "suitable" and found["region_nonzero_mib"] == 1
+    assert found["zeroed"] is True and found["zeroed_bytes"] >= MIB
+    assert region_is_zero(disk)
+    with open(disk.path, "rb") as handle:
+        handle.seek(REGION[0] - MIB)
+        assert handle.read(MIB) == outside
+
+
+def test_overwrite_data_must_name_a_probed_disk(loop_disks):
+    disk, other = loop_disks(), loop_disks()
+    result = ansible_module("sync_write_probe", dict(devices=[disk.path], overwrite_data=[other.path], **EASY))
+    assert result["failed"] is True
+    assert result["msg"] == "overwrite_data names %s, which devices does not list" % other.path
+
+
+def test_a_disk_named_twice_is_probed_once_with_one_result_per_name(loop_disks):
+    disk = loop_disks()
+    result = probe([], devices=[disk.path, disk.name, disk.path], **EASY)
+    found = result["results"]
+    assert [r["given"] for r in found] == [disk.path, disk.name, disk.path]
+    assert len(set(r["write_iops"] for r in found)) == 1 and found[0]["write_iops"] > 0
+    assert [a for a in found[0]["command"] if a.startswith("--filename=")] == ["--filename=" + disk.path]
+
+
+def fio_writing(disk, seconds=60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pids = fio_pids(disk.path)
+        if pids:
+            return pids
+        time.sleep(0.1)
+    raise AssertionError("fio never started on %s" % disk.path)
+
+
+def test_a_probe_killed_outright_is_restored_by_the_next_run(loop_disks, tmp_path):
+    """SIGKILL (as Ansible's async timeout sends it) leaves no chance to clean up: the journal
+    record written before the first write lets the next run zero the region."""
+    disk = loop_disks()
+    journal = tmp_path / "journal"
+    args = dict(runtime=60, journal_dir=str(journal), **EASY)
+    worker = threading.Thread(target=lambda: ansible_module("sync_write_probe", dict(devices=[disk.path], **args)))
+    worker.start()
+    fio_writing(disk)
+    time.sleep(2)  # let it write
+    # Like Ansible's async timeout, which kills the module's process group: the module and
+    # every fio process (fio forks a process per job after it starts).
+    killed = set()
+    while fio_pids(disk.path):
+        for pid in fio_pids(disk.path):
+            parent = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+            for victim in (parent, pid):
+                if victim not in killed:
+                    os.kill(victim, signal.SIGKILL)
+                    killed.add(victim)
+        time.sleep(0.2)
+    worker.join(60)
+    records = list(journal.iterdir())
+    assert len(records) == 1, records
+    assert not region_is_zero(disk)
+
+    planned = by_device(probe([disk], check=True, **args))[disk.path]
+    assert planned["recovered"]["action"] == "planned" and not region_is_zero(disk)
+    found = by_device(probe([disk], **dict(args, runtime=2)))[disk.path]
+    assert (found["recovered"] or {}).get("action") == "restored", (found["verdict"], found["reasons"])
+    assert found["recovered"]["zeroed_bytes"] > 0 and found["recovered"]["file"] == str(records[0])
+    assert found["verdict"] == "suitable" and found["zeroed"] is True
+    assert list(journal.iterdir()) == []
+    assert_blank_again(disk)
+
+
+def test_a_probe_still_running_keeps_a_second_one_off_the_disk(loop_disks, tmp_path):
+    disk = loop_disks()
+    args = dict(journal_dir=str(tmp_path / "journal"), **EASY)
+    first = {}
+    worker = threading.Thread(target=lambda: first.update(probe([disk], **dict(args, runtime=8))))
+    worker.start()
+    fio_writing(disk)
+    second = by_device(probe([disk], **args))[disk.path]
+    worker.join(60)
+    assert second["verdict"] == "refused" and "is still writing to this disk" in second["reasons"][0]
+    assert by_device(first)[disk.path]["verdict"] == "suitable"
+    assert_blank_again(disk)
+
+
+def test_unfinished_restores_of_other_disks_are_reported(loop_disks, tmp_path):
+    disk, other = loop_disks(), loop_disks()
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    record = {"identity": {"serial": "gone"}, "device": "/dev/sdz", "name": "sdz", "model": "M", "serial": "gone",
+              "started_at": 0, "region": {"offset": REGION[0], "length": REGION[1]}}
+    (journal / "other.json").write_text(json.dumps(record))
+    result = probe([disk], journal_dir=str(journal), **EASY)
+    assert result["pending_restores"] == [{
+        "device": "/dev/sdz", "model": "M", "serial": "gone", "started_at": "1970-01-01 00:00:00 UTC",
+        "region": record["region"], "file": str(journal / "other.json")}]
+    assert any("unfinished restore for /dev/sdz" in warning for warning in result["warnings"])
+    assert other.checksum() == disk.checksum()
+
+
+def test_a_writer_that_outlived_its_module_keeps_the_restore_waiting(loop_disks, tmp_path):
+    """The module killed alone: its fio goes on writing. The next run must not zero the region
+    under it, and the run after fio ended restores it."""
+    disk = loop_disks()
+    args = dict(journal_dir=str(tmp_path / "journal"), **EASY)
+    worker = threading.Thread(target=lambda: ansible_module(
+        "sync_write_probe", dict(devices=[disk.path], runtime=10, **args)))
+    worker.start()
+    fio = fio_writing(disk)
+    module = set(int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1]) for pid in fio) - set(fio)
+    for pid in module:
+        os.kill(pid, signal.SIGKILL)
+    worker.join(60)
+    waiting = by_device(probe([disk], **args))[disk.path]
+    assert waiting["verdict"] == "refused"
+    assert "still have the disk open, so it was not zeroed" in waiting["reasons"][0]
+    assert "fio (pid " in waiting["reasons"][0]
+    deadline = time.monotonic() + 60
+    while fio_pids(disk.path) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    found = by_device(probe([disk], **args))[disk.path]
+    assert found["recovered"]["action"] == "restored" and found["verdict"] == "suitable"
+    assert_blank_again(disk)

@@ -65,13 +65,10 @@ def test_unsynced_variant_drops_fsync_and_sync():
     assert ("sync", "1") not in options and ("fsync", "0") in options and ("sync", "0") in options
 
 
-def test_dd_and_zero_commands_cover_exactly_the_region():
+def test_dd_command_covers_exactly_the_region():
     assert fio_probe.dd_command("/dev/sdb", REGION) == [
         "dd", "if=/dev/urandom", "of=/dev/sdb", "bs=4096", "seek=262144", "count=131072",
         "oflag=direct,dsync", "conv=notrunc,nocreat"]
-    assert fio_probe.zero_command("/dev/sdb", REGION) == [
-        "dd", "if=/dev/zero", "of=/dev/sdb", "bs=1048576", "seek=1024", "count=512", "oflag=direct",
-        "conv=notrunc,nocreat,fsync", "status=none"]
 
 
 # --------------------------------------------------------------------------- fio output
