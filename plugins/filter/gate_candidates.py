@@ -12,10 +12,12 @@ name: gate_candidates
 short_description: The disks ceph-ansible will deploy OSDs on, for the disk gate to probe
 version_added: 0.1.0
 description:
-  - Reads ceph-ansible's own variables (C(devices), C(dedicated_devices),
+  - One rule, in this order. An explicit list (O(explicit)) when not empty. Else
+    ceph-ansible's own variables (C(devices), C(dedicated_devices),
     C(bluestore_wal_devices), the raw-device C(data) of C(lvm_volumes) entries without
     C(data_vg), and the disks C(osd_auto_discovery) picks, honouring
-    C(osd_auto_discovery_exclude)), or an explicit list that replaces them.
+    C(osd_auto_discovery_exclude)) when any of them is defined (not null in O(ceph_vars)).
+    Else every disk the inventory calls C(available) (source V(available)).
   - Auto-discovery follows ceph-ansible, which takes every disk that is not removable, not
     empty, has no partitions and no holders, is not mounted and whose kernel name the exclude
     regular expression does not match from its start (Ansible's C(match) test).
@@ -32,7 +34,8 @@ options:
     required: true
   ceph_vars:
     description: C(devices), C(dedicated_devices), C(bluestore_wal_devices), C(lvm_volumes),
-      C(osd_auto_discovery) and C(osd_auto_discovery_exclude) as ceph-ansible has them.
+      C(osd_auto_discovery) and C(osd_auto_discovery_exclude) as ceph-ansible has them; null
+      (or missing) for a variable that is not defined.
     type: dict
     required: true
   explicit:

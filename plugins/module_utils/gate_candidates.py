@@ -1,12 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The disks the gate probes: the ones ceph-ansible will deploy, named as ceph-ansible names them.
+"""The disks the gate probes: the ones that will be deployed, named as the user names them.
 
-ceph-ansible takes OSD disks from ``devices``, ``dedicated_devices`` (DB),
-``bluestore_wal_devices`` (WAL), ``lvm_volumes`` and ``osd_auto_discovery``; its ceph-facts
-role resolves links with ``readlink -f``. The gate must probe exactly those disks, so it
-reads the same variables and resolves the same way (the links come resolved from the host).
+One rule, in this order, for every entry point (the disk_gate role, site.yml, qualify.yml):
+an explicit list when given; else ceph-ansible's variables when any is defined (``devices``,
+``dedicated_devices`` (DB), ``bluestore_wal_devices`` (WAL), ``lvm_volumes``,
+``osd_auto_discovery``), resolved as ceph-facts resolves them with ``readlink -f`` (the links
+come resolved from the host); else every disk the inventory calls available. Each candidate's
+``sources`` say which rule and variable named it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,6 +24,7 @@ CEPH_ANSIBLE_EXCLUDE = "dm-*|loop*|md*|rbd*"
 # Which OSD part each source provides (cephadm's data_devices, db_devices, wal_devices).
 SOURCE_ROLES = {
     "disk_gate_devices": "data",
+    "available": "data",
     "devices": "data",
     "osd_auto_discovery": "data",
     "lvm_volumes": "data",
@@ -52,11 +55,16 @@ def auto_discovered(disks, exclude=CEPH_ANSIBLE_EXCLUDE):
             and not (pattern and pattern.match(disk["name"]))]
 
 
+CEPH_ANSIBLE_VARS = ("devices", "dedicated_devices", "bluestore_wal_devices", "lvm_volumes", "osd_auto_discovery")
+
+
 def requested(disks, ceph_vars, explicit=None):
-    """[(path as given, source)] in ceph-ansible's order; ``explicit`` replaces the
-    ceph-ansible variables when not empty."""
+    """[(path as given, source)]: ``explicit`` when not empty; else ceph-ansible's variables in
+    its order when any is defined (not None in ``ceph_vars``); else the available disks."""
     if explicit:
         return [(dev_path(spec), "disk_gate_devices") for spec in explicit]
+    if all(ceph_vars.get(name) is None for name in CEPH_ANSIBLE_VARS):
+        return [("/dev/" + disk["name"], "available") for disk in disks if disk.get("available")]
     pairs = []
     for source in ("devices", "dedicated_devices", "bluestore_wal_devices"):
         pairs += [(dev_path(spec), source) for spec in ceph_vars.get(source) or []]

@@ -23,7 +23,7 @@ from html import escape
 MEASURED = ("suitable", "marginal", "unsuitable")
 # Sources whose disks the exclude policy may drop from ``devices``; dropping a DB/WAL device or
 # an lvm_volumes entry would change the OSD layout, so a blocked one of those fails the host.
-DROPPABLE_SOURCES = ("disk_gate_devices", "devices", "osd_auto_discovery")
+DROPPABLE_SOURCES = ("disk_gate_devices", "available", "devices", "osd_auto_discovery")
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
 
 # Reference drives for the chart. Seed 001: the seed probe (4k random writes, fsync after each).
@@ -130,8 +130,12 @@ def host_record(host, candidates, started, finished, settings):
             result = by_device.get(candidate["device"]) or {
                 "verdict": "error", "reasons": ["the probe returned no result for this disk"]}
         disks.append(_disk_entry(candidate, group, result, settings.get("allow_marginal")))
+    chosen_by = []
+    for candidate in candidates:
+        chosen_by += [source for source in candidate["sources"] if source not in chosen_by]
     return _summarise({"host": host, "cephadm_host": settings.get("cephadm_host") or host,
-                       "status": "error" if errors else "ok", "errors": errors, "disks": disks})
+                       "status": "error" if errors else "ok", "errors": errors, "chosen_by": chosen_by,
+                       "disks": disks})
 
 
 def _summarise(record):
@@ -150,7 +154,7 @@ def _summarise(record):
 
 def missing_record(host):
     return _summarise({"host": host, "cephadm_host": host, "status": "no_result", "errors": [NO_RESULT],
-                       "disks": []})
+                       "chosen_by": [], "disks": []})
 
 
 def fleet_document(hosts, records, settings, generated_at=None):
@@ -216,7 +220,18 @@ def host_table(record):
     lines = ["  ".join(_text(cell).ljust(width) for cell, width in zip(row, widths)) + "  " + _text(row[-1])
              for row in rows]
     lines += ["error: " + _text(error) for error in record["errors"]]
+    lines.append("disks chosen by: %s" % _chosen_by(record))
     return "\n".join(line.rstrip() for line in lines)
+
+
+CHOSEN_BY = {"disk_gate_devices": "the explicit list (disk_gate_devices)",
+             "available": "every disk disk_facts calls available (no explicit list, no ceph-ansible variable set)"}
+
+
+def _chosen_by(record):
+    """Which rule and variables named the disks (see gate_candidates), in words."""
+    words = [CHOSEN_BY.get(source, "ceph-ansible's " + source) for source in record.get("chosen_by") or []]
+    return ", ".join(words) or "none"
 
 
 # --------------------------------------------------------------------------- JSON and JUnit
@@ -286,6 +301,10 @@ def to_markdown(document):
         "Generated %s. %d of %d hosts passed; %d of %d disks approved, %d blocked, %d pending, %d from cache."
         % (_md(document.get("generated_at")), summary["hosts_passed"], summary["hosts"], summary["approved"],
            summary["disks"], summary["blocked"], summary["pending"], summary["cached"]),
+        "",
+    ]
+    lines += ["- Disks of %s chosen by %s." % (_md(e["host"]), _md(_chosen_by(e))) for e in document["hosts"]]
+    lines += [
         "",
         "| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Decision | Reasons |",
         "| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- |",

@@ -205,3 +205,51 @@ def test_a_probe_the_module_refuses_to_start_says_why(loop_disks, gate):
     run = gate.play([disk], dict(EASY, marginal_min_iops=1000))
     assert run.rc != 0
     assert run.disk(disk.path)["reasons"] == ["the probe failed: marginal_min_iops must not exceed min_iops"]
+
+
+def test_without_a_list_or_ceph_ansible_variables_every_available_disk_is_a_candidate(loop_disks, gate):
+    # Check mode: the rule picks every available loop device on this host, and none may be written here.
+    blank, other, used = loop_disks(), loop_disks(), loop_disks()
+    make_gpt_partitions(used)
+    before = [d.checksum() for d in (blank, other, used)]
+    run = gate.play([], check=True, disk_gate_devices=[])
+    assert run.rc == 0, run.failures
+    candidates = dict((d["device"], d) for d in run.record["disks"])
+    for disk in (blank, other):
+        assert candidates[disk.path]["sources"] == ["available"]
+    assert used.path not in candidates
+    assert run.record["chosen_by"] == ["available"]
+    table = run.task("Show the disks and their verdicts")["msg"]
+    assert table[-1] == ("disks chosen by: every disk disk_facts calls available (no explicit list, "
+                         "no ceph-ansible variable set)")
+    assert [d.checksum() for d in (blank, other, used)] == before
+
+
+def test_a_ceph_ansible_variable_set_even_empty_replaces_the_available_disks(loop_disks, gate):
+    disk = loop_disks()
+    run = gate.play([], check=True, disk_gate_devices=[], devices=[])
+    assert run.rc == 0, run.failures
+    assert run.record["disks"] == [] and run.record["chosen_by"] == []
+
+
+def test_overwrite_data_is_the_only_way_past_data_in_the_region(loop_disks, gate):
+    disk = loop_disks()
+    disk.write(1024 ** 3 + 4096, os.urandom(4096))  # inside the probe region, no signature
+    before = disk.checksum()
+    refused = gate.play([disk], disk_gate_policy="warn")
+    assert refused.disk(disk.path)["verdict"] == "refused"
+    assert refused.disk(disk.path)["reasons"][0].startswith("region check: 1 of 512 MiB")
+    assert disk.checksum() == before
+    allowed = gate.play([disk], disk_gate_overwrite_data=[disk.name])
+    assert allowed.rc == 0, allowed.failures
+    assert allowed.disk(disk.path)["verdict"] == "suitable"
+    assert disk.checksum() != before
+
+
+def test_overwrite_data_may_only_name_a_candidate(loop_disks, gate):
+    disk, other = loop_disks(), loop_disks()
+    run = gate.play([disk], disk_gate_overwrite_data=[other.path])
+    assert run.rc != 0
+    assert run.failures == ["disk_gate_overwrite_data names %s, which the gate does not probe on localhost; it may "
+                            "only name candidate disks." % other.path]
+    assert "Start the sync-write probe" not in run.tasks

@@ -85,3 +85,12 @@ def test_explicit_list_replaces_the_ceph_ansible_variables():
     assert devices_of(found) == [("/dev/loop3", ["disk_gate_devices"], ["data"]),
                                  ("/dev/loop4", ["disk_gate_devices"], ["data"])]
     assert found[0]["rotational"] is None
+
+
+def test_without_a_list_or_any_ceph_ansible_variable_every_available_disk_is_a_candidate():
+    inventory = [dict(d, available=d["name"] in ("sdb", "nvme0n1")) for d in INVENTORY]
+    found = gate_candidates.candidates(inventory, {"devices": None, "osd_auto_discovery": None,
+                                                   "osd_auto_discovery_exclude": "dm-*"})
+    assert devices_of(found) == [("/dev/sdb", ["available"], ["data"]), ("/dev/nvme0n1", ["available"], ["data"])]
+    assert gate_candidates.candidates(inventory, {"devices": []}) == []
+    assert devices_of(gate_candidates.candidates(inventory, {}, ["sdc"])) == [("/dev/sdc", ["disk_gate_devices"], ["data"])]

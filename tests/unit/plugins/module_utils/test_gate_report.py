@@ -220,3 +220,20 @@ def test_text_table_names_every_disk_and_reason():
     assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
+
+
+def test_every_report_says_which_rule_chose_the_disks():
+    chosen = record([candidate("/dev/sdb", sources=("devices",)), candidate("/dev/sdc", sources=("devices",)),
+                     candidate("/dev/nvme0n1", sources=("dedicated_devices",), roles=("db",))],
+                    {"flash": finished_ok(result("/dev/sdb", "suitable", 9000))})
+    assert chosen["chosen_by"] == ["devices", "dedicated_devices"]
+    document = gate_report.fleet_document(["osd1"], [chosen], SETTINGS)
+    assert gate_report.to_table(document).splitlines()[-1] == (
+        "disks chosen by: ceph-ansible's devices, ceph-ansible's dedicated_devices")
+    assert "- Disks of osd1 chosen by ceph-ansible's devices, ceph-ansible's dedicated_devices." in (
+        gate_report.to_markdown(document).splitlines())
+    assert json.loads(gate_report.to_json(document))["hosts"][0]["chosen_by"] == ["devices", "dedicated_devices"]
+    available = record([candidate("/dev/sdb", sources=("available",))], {})
+    assert gate_report.host_table(available).splitlines()[-1] == (
+        "disks chosen by: every disk disk_facts calls available (no explicit list, no ceph-ansible variable set)")
+    assert gate_report.host_table(gate_report.missing_record("osd2")).splitlines()[-1] == "disks chosen by: none"
