@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import ctypes
 import hashlib
 import json
 import os
@@ -47,7 +48,7 @@ MODE_JOBS = {"randwrite": RANDWRITE_JOB, "journal": JOURNAL_JOB}
 RESERVED_OPTIONS = frozenset((
     "name", "filename", "filename_format", "directory", "offset", "offset_increment", "size",
     "io_size", "filesize", "runtime", "time_based", "numjobs", "output-format",
-    "group_reporting", "allow_file_create", "loops", "zonemode",
+    "group_reporting", "allow_file_create", "loops", "zonemode", "thread",
 ))
 
 VERDICTS = ("suitable", "marginal", "unsuitable", "refused", "error")
@@ -96,7 +97,9 @@ def fio_command(fio, targets, options, runtime, region, numjobs=1):
     region is split so each clone writes its own slice and nothing leaves the region.
     """
     offset, length = region
-    argv = [fio, "--output-format=json", "--allow_file_create=0", "--time_based",
+    # --thread: fio's forked job processes start sessions of their own and outlive a killed
+    # module (and Ansible's async timeout, which kills a process group); threads die with fio.
+    argv = [fio, "--output-format=json", "--allow_file_create=0", "--thread", "--time_based",
             "--runtime=%d" % runtime, "--offset=%d" % offset]
     if numjobs > 1:
         argv += ["--numjobs=%d" % numjobs, "--size=%d" % (length // numjobs),
@@ -483,7 +486,8 @@ def run_processes(argvs, timeout, stop_after=None, grace=10):
         for argv in argvs:
             out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
             files.append((out, err))
-            procs.append(subprocess.Popen(argv, stdout=out, stderr=err, env=env, close_fds=True))
+            procs.append(subprocess.Popen(argv, stdout=out, stderr=err, env=env, close_fds=True,
+                                          preexec_fn=_die_with_parent))
         start = time.monotonic()
         timed_out = [False] * len(procs)
         stopped = stop_after is None
@@ -515,6 +519,18 @@ def run_processes(argvs, timeout, stop_after=None, grace=10):
             out.close()
             err.close()
     return [result + (flag,) for result, flag in zip(results, timed_out)]
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent():
+    """In the child before exec: the kernel kills it when the module dies, even by SIGKILL,
+    so no probe writes on after the module that would restore its region (Linux only)."""
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (AttributeError, OSError):
+        pass
 
 
 def _signal_all(procs, signum):

@@ -309,7 +309,8 @@ def recovery(journal, disk, identity, stable, blocking, overwrite, check_mode):
                 % (details["started_at"], record["pid"]), details)
     others = processes_using(disk["path"])
     if others:
-        # A writer of the killed probe (fio) may outlive it; zeros written now would be overwritten.
+        # Zeros written under another writer could be overwritten, and a reader may be a tool of
+        # the operator's looking at what the probe left; fio itself dies with its module.
         return ("refused", "journal: a probe interrupted at %s left data in the region from %d MiB, and %s still "
                 "have the disk open, so it was not zeroed; the next run zeroes it once they ended"
                 % (details["started_at"], region[0] // MIB, ", ".join("%s (pid %d)" % (c, p) for p, c in others)),

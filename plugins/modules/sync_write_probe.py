@@ -330,7 +330,7 @@ results:
         parallel run); in check mode the one that would run.
       type: list
       elements: str
-      sample: [fio, --output-format=json, --allow_file_create=0, --time_based, --runtime=15,
+      sample: [fio, --output-format=json, --allow_file_create=0, --thread, --time_based, --runtime=15,
                --offset=1073741824, --size=536870912, --ioengine=libaio, --direct=1, --fsync=1,
                --bs=4k, --iodepth=1, --rw=randwrite, --name=sdb, --filename=/dev/sdb]
     fio_version:

@@ -372,3 +372,30 @@ def async_result(async_dir, deadline):
             return job
         assert time.monotonic() < deadline, "the async job did not end: %s" % job
         time.sleep(0.5)
+
+
+def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_disks, tmp_path):
+    """Ansible kills an overdue async job with SIGKILL, which no cleanup survives: the journal
+    record written before the first write lets the next run of the gate zero the region."""
+    disk = loop_disks()
+    gate = Gate(tmp_path)
+
+    def kill_then_gate_again():
+        killed = gate.play([disk], disk_gate_runtime=60, disk_gate_async_timeout=6, disk_gate_policy="warn")
+        found = killed.disk(disk.path)
+        assert found["verdict"] == "error", found
+        deadline = time.monotonic() + 30
+        while fio_pids(disk.path) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        again = gate.play([disk], disk_gate_runtime=2)
+        job = again.task("Wait for the probe")["results"][0]["results"][0]
+        return found, job
+
+    def judge(outcome):
+        killed, job = outcome
+        return "killed: %s; next run: %s, %s, region %s (%s)" % (
+            "; ".join(killed["reasons"]), (job["recovered"] or {}).get("action"), job["verdict"],
+            "zeroed" if job["zeroed"] else "not zeroed", "; ".join(job["reasons"]))
+
+    check_case([disk], "async timeout SIGKILL mid-probe", "disk_gate (role)", judge,
+               "next run: restored, suitable, region zeroed", kill_then_gate_again)

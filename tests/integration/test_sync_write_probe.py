@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import subprocess
 import threading
 import time
 
@@ -275,28 +276,29 @@ def fio_writing(disk, seconds=60):
     raise AssertionError("fio never started on %s" % disk.path)
 
 
+def kill_the_module(disk, args):
+    """Start a probe of ``disk`` and SIGKILL its module once fio writes (as Ansible's async
+    timeout does): fio must die with it. Returns when both are gone."""
+    worker = threading.Thread(target=lambda: ansible_module("sync_write_probe", dict(devices=[disk.path], **args)))
+    worker.start()
+    fio = fio_writing(disk)
+    time.sleep(2)  # let it write
+    for pid in set(int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1]) for pid in fio) - set(fio):
+        os.kill(pid, signal.SIGKILL)
+    worker.join(60)
+    deadline = time.monotonic() + 5
+    while fio_pids(disk.path):
+        assert time.monotonic() < deadline, "fio outlived its module"
+        time.sleep(0.1)
+
+
 def test_a_probe_killed_outright_is_restored_by_the_next_run(loop_disks, tmp_path):
-    """SIGKILL (as Ansible's async timeout sends it) leaves no chance to clean up: the journal
-    record written before the first write lets the next run zero the region."""
+    """SIGKILL leaves no chance to clean up: fio dies with the module, and the journal record
+    written before the first write lets the next run zero the region."""
     disk = loop_disks()
     journal = tmp_path / "journal"
     args = dict(runtime=60, journal_dir=str(journal), **EASY)
-    worker = threading.Thread(target=lambda: ansible_module("sync_write_probe", dict(devices=[disk.path], **args)))
-    worker.start()
-    fio_writing(disk)
-    time.sleep(2)  # let it write
-    # Like Ansible's async timeout, which kills the module's process group: the module and
-    # every fio process (fio forks a process per job after it starts).
-    killed = set()
-    while fio_pids(disk.path):
-        for pid in fio_pids(disk.path):
-            parent = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
-            for victim in (parent, pid):
-                if victim not in killed:
-                    os.kill(victim, signal.SIGKILL)
-                    killed.add(victim)
-        time.sleep(0.2)
-    worker.join(60)
+    kill_the_module(disk, args)
     records = list(journal.iterdir())
     assert len(records) == 1, records
     assert not region_is_zero(disk)
@@ -340,26 +342,23 @@ def test_unfinished_restores_of_other_disks_are_reported(loop_disks, tmp_path):
     assert other.checksum() == disk.checksum()
 
 
-def test_a_writer_that_outlived_its_module_keeps_the_restore_waiting(loop_disks, tmp_path):
-    """The module killed alone: its fio goes on writing. The next run must not zero the region
-    under it, and the run after fio ended restores it."""
+def test_a_disk_someone_holds_open_is_not_zeroed_under_them(loop_disks, tmp_path):
+    """After an interrupted probe, any process that has the disk open (a writer of another
+    tool, a writer that outlived its probe) keeps the restore waiting until it lets go."""
     disk = loop_disks()
-    args = dict(journal_dir=str(tmp_path / "journal"), **EASY)
-    worker = threading.Thread(target=lambda: ansible_module(
-        "sync_write_probe", dict(devices=[disk.path], runtime=10, **args)))
-    worker.start()
-    fio = fio_writing(disk)
-    module = set(int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1]) for pid in fio) - set(fio)
-    for pid in module:
-        os.kill(pid, signal.SIGKILL)
-    worker.join(60)
-    waiting = by_device(probe([disk], **args))[disk.path]
-    assert waiting["verdict"] == "refused"
-    assert "still have the disk open, so it was not zeroed" in waiting["reasons"][0]
-    assert "fio (pid " in waiting["reasons"][0]
-    deadline = time.monotonic() + 60
-    while fio_pids(disk.path) and time.monotonic() < deadline:
+    args = dict(runtime=60, journal_dir=str(tmp_path / "journal"), **EASY)
+    kill_the_module(disk, args)
+    holder = subprocess.Popen(["python3", "-c", "import sys, time; f = open(sys.argv[1], 'rb'); time.sleep(600)",
+                               disk.path])
+    try:
         time.sleep(0.5)
-    found = by_device(probe([disk], **args))[disk.path]
+        waiting = by_device(probe([disk], **args))[disk.path]
+    finally:
+        holder.kill()
+        holder.wait()
+    assert waiting["verdict"] == "refused"
+    assert "and python3 (pid %d) still have the disk open, so it was not zeroed" % holder.pid in waiting["reasons"][0]
+    assert not region_is_zero(disk)
+    found = by_device(probe([disk], **dict(args, runtime=2)))[disk.path]
     assert found["recovered"]["action"] == "restored" and found["verdict"] == "suitable"
     assert_blank_again(disk)

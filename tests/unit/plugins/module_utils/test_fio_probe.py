@@ -29,7 +29,7 @@ def measurement(iops, p99_sync_us=None, p99_clat_us=50.0):
 
 def test_default_command_is_seed_001_inside_the_region():
     argv = fio_probe.fio_command("fio", [("sdb", "/dev/sdb")], fio_probe.job_options("randwrite"), 15, REGION)
-    assert argv == ["fio", "--output-format=json", "--allow_file_create=0", "--time_based", "--runtime=15",
+    assert argv == ["fio", "--output-format=json", "--allow_file_create=0", "--thread", "--time_based", "--runtime=15",
                     "--offset=1073741824", "--size=536870912", "--ioengine=libaio", "--direct=1",
                     "--fsync=1", "--bs=4k", "--iodepth=1", "--rw=randwrite",
                     "--name=sdb", "--filename=/dev/sdb"]

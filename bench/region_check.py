@@ -1,0 +1,120 @@
+"""What the probe's data safety costs: the region check, the restore, and the road not taken.
+
+Before it writes, sync_write_probe reads its whole region and refuses a disk whose region is
+not all zeros (the region check); afterwards it zeroes only the blocks it wrote and reads them
+back (restore). The alternative it does not take, saving the region to the host and writing
+it back (save/restore), is timed too, as is the whole-region zeroing the probe did before.
+Each figure is for all disks at once (as the module runs them), median of the repeats; the
+gate figure is one sync_write_probe call with the default 15 s probe.
+Target: the check adds at most 10% to the gate time.
+
+usage: bench/run.sh region_check [--counts 1 8] [--repeats 3] [--lab]
+Needs root (loop devices, or QEMU for --lab).
+"""
+
+import argparse
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+
+import benchlib
+
+MODULE_UTILS = os.path.join(benchlib.REPO_ROOT, "plugins", "module_utils")
+OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "region_ops.py")
+REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
+PROBE_SECONDS = 15
+LAB_DISKS = ("CEPHOPS-SSD-0001", "CEPHOPS-VIRTIO-0001", "CEPHOPS-HDD-0001", "CEPHOPS-SLOW-0001")
+EASY = dict(min_iops=1, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000)
+
+
+class Host:
+    label = "loop"
+
+    def ops(self, op, paths, *extra):
+        argv = [sys.executable, OPS, MODULE_UTILS, str(REGION[0]), str(REGION[1]), op] + list(extra) + paths
+        return json.loads(subprocess.run(argv, capture_output=True, text=True, check=True).stdout)["seconds"]
+
+    @staticmethod
+    def module(name, args):
+        return benchlib.module(name, args)
+
+
+class Lab:
+    folder = "/root/cephops-bench"
+
+    def __init__(self, vm):
+        self.vm = vm
+        self.label = "lab, " + vm.accel
+        vm.put([OPS, os.path.join(MODULE_UTILS, "probe_region.py")], self.folder)
+
+    def ops(self, op, paths, *extra):
+        argv = ["python3", self.folder + "/region_ops.py", self.folder, str(REGION[0]), str(REGION[1]), op]
+        return json.loads(self.vm.run(argv + list(extra) + paths))["seconds"]
+
+    def module(self, name, args):
+        return self.vm.module(name, args)
+
+
+@contextlib.contextmanager
+def disk_sets(args):
+    """(where, label, [paths]) of each set of disks to measure."""
+    if args.lab:
+        with benchlib.lab_vm() as vm:
+            lab = Lab(vm)
+            paths = [vm.path_of(serial) for serial in LAB_DISKS]
+            yield [(lab, "%s (%s)" % (serial, lab.label), [path]) for serial, path in zip(LAB_DISKS, paths)] + [
+                (lab, "all %d lab disks (%s)" % (len(paths), lab.label), paths)]
+    else:
+        with contextlib.ExitStack() as stack:
+            sets = []
+            for count in args.counts:
+                disks = stack.enter_context(benchlib.loop_disks(count))
+                sets.append((Host(), "%d loop disk%s" % (count, "s" if count > 1 else ""), [d.path for d in disks]))
+            yield sets
+
+
+def timed(step):
+    start = time.monotonic()
+    step()
+    return time.monotonic() - start
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
+    parser.add_argument("--counts", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--lab", action="store_true", help="measure on a lab VM's blank disks")
+    args = parser.parse_args()
+    rows = []
+    with disk_sets(args) as sets:
+        for where, label, paths in sets:
+            runs = dict((key, []) for key in ("check", "gate", "restore", "zero_all", "save_restore"))
+            for _repeat in range(args.repeats):
+                runs["check"].append(where.ops("check", paths))
+                runs["save_restore"].append(where.ops("save_restore", paths))
+                runs["gate"].append(timed(lambda: where.module("sync_write_probe", dict(
+                    devices=paths, runtime=PROBE_SECONDS, **EASY))))
+                where.ops("dirty", paths, str(PROBE_SECONDS))
+                runs["restore"].append(where.ops("restore", paths))
+                where.ops("dirty", paths, str(PROBE_SECONDS))
+                runs["zero_all"].append(where.ops("zero_all", paths))
+            found = dict((key, benchlib.median(values)) for key, values in runs.items())
+            share = found["check"] / found["gate"]
+            rows.append((label, "%.2f" % found["check"], "%.1f" % found["gate"], "%.1f%%" % (100 * share),
+                         "%.2f" % found["restore"], "%.2f" % found["zero_all"], "%.2f" % found["save_restore"],
+                         "yes" if share <= 0.10 else "**no**"))
+    benchlib.table("The probe region: check, restore and save/restore (512 MiB region, %d s probe, median of %d)"
+                   % (PROBE_SECONDS, args.repeats),
+                   ("disks", "region check s", "gate s", "check / gate", "restore after a probe s",
+                    "zero whole region s", "save/restore s", "check <= 10% of gate"), rows,
+                   notes=["Seconds for all the row's disks at once. 'restore after a probe' zeroes only the blocks a "
+                          "%d s fio probe wrote and reads them back; 'zero whole region' is the dd the probe used "
+                          "before; 'save/restore' copies the region to /var/tmp, writes it back and compares "
+                          "checksums, which also needs 512 MiB of host storage per disk." % PROBE_SECONDS])
+
+
+if __name__ == "__main__":
+    main()
