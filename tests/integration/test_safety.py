@@ -176,6 +176,9 @@ MISSING_TOOLS = [
     # The documented fallback: method auto probes with dd when fio is not installed.
     ("missing fio", "sync_write_probe", lambda z: dict(devices=[z.blank.path], runtime=1, **EASY), ["fio"],
      fallback, "method dd, verdict suitable, region zeroed"),
+    ("missing fio, fio_options given", "sync_write_probe", lambda z: dict(
+        devices=[z.blank.path], runtime=1, fio_options={"bs": "8k"}, **EASY), ["fio"],
+     failure, "fio_options refused: fio is not installed, so the probe writes with dd, which takes no fio options (bs)"),
     ("missing hdparm", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=10, erase=True), ["hdparm"],
      failure, 'Failed to find required executable "hdparm"'),
 ]
