@@ -44,13 +44,6 @@ JOURNAL_JOB = (
 )
 MODE_JOBS = {"randwrite": RANDWRITE_JOB, "journal": JOURNAL_JOB}
 
-# Set by the probe itself: they decide where it writes, how long and how fio reports.
-RESERVED_OPTIONS = frozenset((
-    "name", "filename", "filename_format", "directory", "offset", "offset_increment", "size",
-    "io_size", "filesize", "runtime", "time_based", "numjobs", "output-format",
-    "group_reporting", "allow_file_create", "loops", "zonemode", "thread",
-))
-
 VERDICTS = ("suitable", "marginal", "unsuitable", "refused", "error")
 
 # Defaults for flash OSDs, derived from the seed figures in docs/gate_thresholds.md.
@@ -72,12 +65,10 @@ class FioOutputError(Exception):
 # --------------------------------------------------------------------------- commands
 
 def job_options(mode, overrides=None):
-    """fio job options of a mode with the user's overrides applied, as an ordered list."""
+    """fio job options of a mode with the user's overrides applied, as an ordered list.
+    ``overrides`` come checked and under fio's own names from fio_options.allowed_overrides."""
     options = list(MODE_JOBS[mode])
     for key, value in sorted((overrides or {}).items()):
-        key = key.lstrip("-")
-        if key in RESERVED_OPTIONS:
-            raise ValueError("fio option %s is set by the probe and cannot be overridden" % key)
         options = [(k, v) for k, v in options if k != key]
         if value is not None:
             options.append((key, str(value)))

@@ -21,7 +21,8 @@ description:
     (C(--ioengine=libaio --direct=1 --fsync=1 --bs=4k --iodepth=1 --rw=randwrite)) for 15
     seconds. O(mode=journal) runs the journal test instead (sequential O_DSYNC writes) and
     ramps C(numjobs) 1, 2, 4, ... until the gain falls under O(journal_min_gain).
-    Every fio parameter can be changed with O(fio_options); the exact fio command line is
+    How fio issues the writes (engine, block size, queue depth, pace, ...) can be changed
+    with O(fio_options), never where or how much it writes; the exact fio command line is
     returned with each result.
   - All disks are probed side by side in one fio run (one job section per disk, each
     reporting on its own), so a host with twelve disks takes about as long as one.
@@ -135,9 +136,40 @@ options:
   fio_options:
     description:
       - fio options that replace or add to the mode's job options, without the leading
-        dashes (key V(bs) and value V(16k) for C(--bs=16k)); a V(null) value removes an option.
-      - Options that decide where and how long the probe writes (C(filename), C(offset),
-        C(size), C(runtime), C(numjobs), ...) are set by the module and refused here.
+        dashes (key V(bs) and value V(16k) for C(--bs=16k)); a V(null) value removes an
+        option of the mode's job.
+      - Only options that cannot change where or how much the probe writes, nor touch
+        anything outside its region, are accepted. These are C(ioengine), C(direct),
+        C(buffered), C(fsync), C(fdatasync), C(sync), C(end_fsync), C(fsync_on_close), C(bs),
+        C(bsrange), C(bssplit), C(ba), C(iodepth), C(iodepth_batch),
+        C(iodepth_batch_complete_min), C(iodepth_batch_complete_max), C(iodepth_low), C(rw),
+        C(rwmixread), C(rwmixwrite), C(randrepeat), C(randseed), C(allrandrepeat),
+        C(norandommap), C(random_generator), C(random_distribution), C(percentage_random),
+        C(rate), C(rate_min), C(rate_process), C(rate_cycle), C(rate_ignore_thinktime),
+        C(rate_iops), C(rate_iops_min), C(thinktime), C(thinktime_spin), C(thinktime_blocks),
+        C(thinktime_blocks_type), C(thinktime_iotime), C(nice), C(prio), C(prioclass),
+        C(cpus_allowed), C(cpumask), C(cpus_allowed_policy), C(mem),
+        C(zero_buffers), C(refill_buffers), C(scramble_buffers), C(buffer_pattern),
+        C(buffer_compress_percentage), C(buffer_compress_chunk), C(dedupe_percentage),
+        C(clat_percentiles), C(lat_percentiles), C(slat_percentiles), C(percentile_list),
+        C(significant_figures), C(gtod_reduce), C(disable_lat), C(disable_clat),
+        C(disable_slat) and C(invalidate).
+      - Some values are restricted. C(ioengine) takes V(libaio), V(io_uring), V(psync),
+        V(sync), V(pvsync), V(pvsync2) or V(posixaio) (others delete files, run programs,
+        send SCSI commands or load code). C(rw) takes V(read), V(write), V(randread),
+        V(randwrite), V(rw), V(readwrite) or V(randrw) (no trims, no C(:N) suffix). C(mem)
+        takes V(malloc), V(shm), V(shmhuge), V(mmap), V(mmapshared) or V(mmaphuge) (no
+        C(:FILE), a file fio would create and truncate). C(buffer_pattern) must not hold a
+        single quote (a quoted part names a file fio reads). No value may hold whitespace or
+        a control character.
+      - Each key is looked up with C(fio --cmdhelp=KEY) on the host and must be exactly the
+        name or an alias of an option (V(blocksize) is C(bs)); fio is given the option's own
+        name. Abbreviations, which fio's command line would take, are refused.
+      - 'Anything else fails the task before anything runs, with a message that names every
+        refused option and why (for an alias, which option it stands for), for example
+        C(fio_options refused, nothing was run. fileoffset: alias of offset, which is not
+        allowed; fileoff: fio has no option or alias of exactly this name ...).'
+      - Without fio on the host (O(method=auto) then probes with dd) any fio option is refused.
     type: dict
     default: {}
   region_offset_mib:
@@ -453,7 +485,8 @@ pending_restores:
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_probe, interrupts, probe_region
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
+    blockdev, fio_options, fio_probe, interrupts, probe_region)
 
 
 def main():
@@ -490,9 +523,15 @@ def main():
     )
     params = module.params
     thresholds = dict((key, params[key]) for key in fio_probe.DEFAULT_THRESHOLDS)
+    fio = module.get_bin_path("fio", required=params["method"] == "fio")
+
+    def run(argv):
+        return module.run_command(argv, environ_update={"LC_ALL": "C"})
+
     try:
         fio_probe.check_thresholds(thresholds)
-        options = fio_probe.job_options(params["mode"], params["fio_options"])
+        overrides = fio_options.allowed_overrides(params["fio_options"], fio, run)
+        options = fio_probe.job_options(params["mode"], overrides)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
     for key in ("runtime", "adaptive_stage_seconds", "region_size_mib"):
@@ -503,7 +542,6 @@ def main():
     if params["adaptive_margin"] <= 1:
         module.fail_json(msg="adaptive_margin must exceed 1")
 
-    fio = module.get_bin_path("fio", required=params["method"] == "fio")
     method = params["method"] if params["method"] != "auto" else ("fio" if fio else "dd")
     module.get_bin_path("wipefs", required=True)
     module.get_bin_path("dd", required=True)
@@ -516,9 +554,6 @@ def main():
         compare_write_cache=params["compare_write_cache"], min_gain=params["journal_min_gain"],
         max_numjobs=params["journal_max_numjobs"],
     )
-
-    def run(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
 
     # One entry per requested device; a disk named twice (say by name and by-id link) is
     # judged once and both entries carry its result.

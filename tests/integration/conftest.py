@@ -6,6 +6,7 @@ would, and need root. Disks are sparse files, so an 8 GiB disk costs nothing.
 
 import os
 import subprocess
+import threading
 import time
 
 import pytest
@@ -91,3 +92,29 @@ def fio_pids(path):
         if pid.isdigit() and argv and argv[0].endswith(b"fio") and ("--filename=" + path).encode() in argv:
             pids.append(int(pid))
     return pids
+
+
+class FioWatch:
+    """``with FioWatch(path) as watch:`` collects in ``watch.pids`` every fio run that writes to
+    the device ``path`` while the block runs. A probe runs for seconds; polled every 20 ms,
+    none can slip through."""
+
+    def __init__(self, path):
+        self.path = path
+        self.pids = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll)
+
+    def _poll(self):
+        while not self._stop.is_set():
+            self.pids.update(fio_pids(self.path))
+            self._stop.wait(0.02)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._stop.set()
+        self._thread.join()
+        self.pids.update(fio_pids(self.path))

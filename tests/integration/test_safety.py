@@ -8,6 +8,7 @@ changed), printed by conftest."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -15,13 +16,15 @@ import time
 
 import pytest
 
-from conftest import SAFETY_LOG, fio_pids, hide_binaries
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS
+
+from conftest import SAFETY_LOG, FioWatch, fio_pids, hide_binaries
 from loopdisk import attach, detach, run
 from modulerun import ansible_module
 from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
 from test_disk_gate import Gate
 from test_mount_options import Host, mountinfo, uuid_of
-from test_sync_write_probe import by_device, probe
+from test_sync_write_probe import REGION, by_device, fio_known_options, probe
 
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
 
@@ -140,6 +143,9 @@ CASES = [
      failure, "holds a quote"),
     ("kernel argument with a space", "kernel_cmdline", lambda z: dict(present={"elevator": "a b"}, update=False),
      failure, "not a kernel argument name or value"),
+    ("fio option abbreviation", "sync_write_probe", lambda z: dict(
+        devices=[z.blank.path], runtime=1, fio_options={"fileoff": 0}, **EASY),
+     failure, "fileoff: fio has no option or alias of exactly this name (abbreviations are refused"),
     ("mkfs -n size=64k", "mount_options", lambda z: dict(
         mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.blank.path, mountpoint="/mnt/x",
                                                            mkfs_options=["-f", "-n", "size=64k"])]),
@@ -170,6 +176,9 @@ MISSING_TOOLS = [
     # The documented fallback: method auto probes with dd when fio is not installed.
     ("missing fio", "sync_write_probe", lambda z: dict(devices=[z.blank.path], runtime=1, **EASY), ["fio"],
      fallback, "method dd, verdict suitable, region zeroed"),
+    ("missing fio, fio_options given", "sync_write_probe", lambda z: dict(
+        devices=[z.blank.path], runtime=1, fio_options={"bs": "8k"}, **EASY), ["fio"],
+     failure, "fio_options refused: fio is not installed, so the probe writes with dd, which takes no fio options (bs)"),
     ("missing hdparm", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=10, erase=True), ["hdparm"],
      failure, 'Failed to find required executable "hdparm"'),
 ]
@@ -202,6 +211,44 @@ def test_mounted_and_read_only_disks_are_refused_by_the_probe(loop_disks, mount_
                                expected=verdict == "refused" and reason in reasons, changed=[]))
         assert verdict == "refused" and reason in reasons
     assert (mounted.checksum(), read_only.checksum()) == before
+
+
+# Options per module call: a few calls cover every name, each message must name all of its batch.
+FIO_OPTION_BATCH = 60
+
+
+def test_every_fio_option_and_alias_the_probe_does_not_allow_is_refused(loop_disks):
+    """Family "every fio alias": every option name and alias the installed fio knows whose
+    option is not on the allow-list, each refused by name (an alias with the option it stands
+    for) while nothing runs: no fio writes to the disk, and a marker in the probe region, which
+    a probe's zeroing would erase, stays."""
+    disk = loop_disks()
+    disk.write(REGION[0], b"\xa5" * 4096)
+    known = fio_known_options()
+    refused = sorted(key for key, option in known.items() if option not in ALLOWED_OPTIONS)
+    assert len(refused) > 100, refused
+    logged = []
+    for start in range(0, len(refused), FIO_OPTION_BATCH):
+        batch = refused[start:start + FIO_OPTION_BATCH]
+        before = disk.checksum()
+        with FioWatch(disk.path) as watch:
+            result = ansible_module("sync_write_probe", dict(
+                devices=[disk.path], runtime=1, fio_options=dict((key, "0") for key in batch), **EASY))
+        changed = [disk.name] if disk.checksum() != before else []
+        message = result.get("msg", "") if result.get("failed") else ""
+        for key in batch:
+            wanted = "%s: not allowed" % key if known[key] == key else \
+                "%s: alias of %s, which is not allowed" % (key, known[key])
+            # The part of this call's message about this option, as the module worded it.
+            shown = next((part for part in re.split(r"(?:\. |; )", message) if part.startswith(key + ": ")),
+                         "not named in: " + (message or "the probe ran (%s)" % result.get("results")))
+            case = dict(case="every fio alias: " + key, module="sync_write_probe", shown=shown,
+                        expected=shown == wanted and not watch.pids, changed=changed)
+            SAFETY_LOG.append(case)
+            logged.append(case)
+        assert not watch.pids, "fio wrote to the disk"
+    assert [c["shown"] for c in logged if not c["expected"]] == []
+    assert [c for c in logged if c["changed"]] == []
 
 
 def root_disk():

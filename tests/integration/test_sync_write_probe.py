@@ -2,12 +2,15 @@
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
 import time
 
-from conftest import fio_pids
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS, VALUE_CHOICES
+
+from conftest import FioWatch, fio_pids
 from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import NON_BLANK, facts, make_gpt_partitions
@@ -362,3 +365,70 @@ def test_a_disk_someone_holds_open_is_not_zeroed_under_them(loop_disks, tmp_path
     found = by_device(probe([disk], **dict(args, runtime=2)))[disk.path]
     assert found["recovered"]["action"] == "restored" and found["verdict"] == "suitable"
     assert_blank_again(disk)
+
+
+# --------------------------------------------------------------------------- fio_options
+
+def fio_known_options():
+    """{name or alias: option} for every option the installed fio lists in --cmdhelp=all, with
+    the aliases its --cmdhelp=NAME gives."""
+    known = {}
+    for name in re.findall(r"^\s*([a-z0-9_-]+)\s*:", run(["fio", "--cmdhelp=all"]).stdout, re.M):
+        help_text = run(["fio", "--cmdhelp=" + name]).stdout
+        assert re.match(r"^\s*%s: " % re.escape(name), help_text), help_text
+        known[name] = name
+        for alias in re.findall(r"^\s*alias: (\S+)\s*$", help_text, re.M):
+            known[alias] = name
+    return known
+
+
+def refused_options(disk, fio_options):
+    """The message of a probe refused for its fio_options, with proof that nothing ran: no
+    fio wrote to the disk and its content (a marker in the probe region, which a probe's
+    zeroing would erase) is unchanged."""
+    disk.write(REGION[0], b"\xa5" * 4096)
+    before = disk.checksum()
+    with FioWatch(disk.path) as watch:
+        result = ansible_module("sync_write_probe", dict(devices=[disk.path], runtime=1, fio_options=fio_options,
+                                                         **EASY))
+    assert result.get("failed") is True, result
+    assert watch.pids == set()
+    assert disk.checksum() == before
+    return result["msg"]
+
+
+def test_alias_and_abbreviation_of_offset_are_refused_and_nothing_runs(loop_disks):
+    disk = loop_disks()
+    # fio took both: fileoffset is offset's alias, fileoff an abbreviation its command line accepts.
+    assert "fileoffset: alias of offset, which is not allowed" in refused_options(disk, {"fileoffset": 0})
+    assert "fileoff: fio has no option or alias of exactly this name (abbreviations are refused: give the full " \
+        "name)" in refused_options(disk, {"fileoff": 0})
+
+
+def test_allowed_options_still_probe_under_their_canonical_names(loop_disks):
+    disk = loop_disks()
+    found = by_device(probe([disk], fio_options={"ioengine": "psync", "blocksize": "8k", "--iodepth": None},
+                            **EASY))[disk.path]
+    assert found["verdict"] == "suitable", found["reasons"]
+    command = found["command"]
+    assert "--ioengine=psync" in command and "--bs=8k" in command
+    assert not [a for a in command if a.startswith(("--blocksize", "--iodepth", "--ioengine=libaio"))]
+    assert_blank_again(disk)
+
+
+def allowed_value(option):
+    return VALUE_CHOICES[option][-1] if option in VALUE_CHOICES else "1"
+
+
+def test_every_allowed_option_and_alias_the_installed_fio_knows_is_taken_in_check_mode(loop_disks):
+    disk = loop_disks()
+    known = fio_known_options()
+    assert ALLOWED_OPTIONS <= set(known)
+    canonical = [key for key, option in known.items() if key == option and option in ALLOWED_OPTIONS]
+    aliases = [key for key, option in known.items() if key != option and option in ALLOWED_OPTIONS]
+    assert aliases, "fio lists no alias of an allowed option"
+    for keys in (canonical, aliases):
+        fio_options = dict((key, allowed_value(known[key])) for key in keys)
+        command = by_device(probe([disk], check=True, fio_options=fio_options))[disk.path]["command"]
+        for key in keys:
+            assert "--%s=%s" % (known[key], fio_options[key]) in command

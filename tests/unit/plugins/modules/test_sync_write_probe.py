@@ -1,7 +1,14 @@
 """sync_write_probe module entry point: argument checks and refusals that need no disk."""
 
-import pytest
+import re
 
+import pytest
+import yaml
+
+from ansible.module_utils.basic import AnsibleModule
+from captured_fio import CapturedFio
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_options
 from ansible_collections.cephops.osd_tuning.plugins.modules import sync_write_probe
 
 
@@ -15,10 +22,55 @@ def test_unknown_devices_are_refused_not_fatal(run_module):
     assert result["results"][0]["written"] is False
 
 
-def test_option_that_places_the_writes_is_refused(run_module):
-    result = run_module(sync_write_probe.main, {"devices": [], "fio_options": {"offset": "0"}})
+@pytest.fixture
+def host_fio(monkeypatch):
+    """fio at /usr/bin/fio (None: not installed) answering --cmdhelp as the real one did; no
+    other program is found, so a module that got past the option check fails visibly."""
+    fio = CapturedFio()
+    state = {"path": "/usr/bin/fio"}
+
+    def get_bin_path(module, name, required=False, opt_dirs=None):
+        found = state["path"] if name == "fio" else None
+        if required and not found:
+            module.fail_json(msg="Failed to find required executable %s" % name)
+        return found
+
+    monkeypatch.setattr(AnsibleModule, "get_bin_path", get_bin_path)
+    monkeypatch.setattr(AnsibleModule, "run_command", lambda module, argv, **kwargs: fio(argv, **kwargs))
+    fio.state = state
+    return fio
+
+
+def test_option_that_places_the_writes_is_refused_with_its_alias_and_abbreviation(run_module, host_fio):
+    result = run_module(sync_write_probe.main, {"devices": [], "fio_options": {
+        "offset": "0", "fileoffset": "0", "fileoff": "0", "bs": "16k"}})
     assert result["failed"] is True
-    assert result["msg"] == "fio option offset is set by the probe and cannot be overridden"
+    assert result["msg"] == (
+        "fio_options refused, nothing was run. "
+        "fileoff: fio has no option or alias of exactly this name (abbreviations are refused: give the full name); "
+        "fileoffset: alias of offset, which is not allowed; offset: not allowed. " + fio_options.WHERE_TO_LOOK)
+    assert host_fio.calls == [
+        (["/usr/bin/fio", "--cmdhelp=" + key], {"environ_update": {"LC_ALL": "C"}})
+        for key in ("bs", "fileoff", "fileoffset", "offset")]
+
+
+def test_fio_options_are_refused_when_the_probe_would_fall_back_to_dd(run_module, host_fio):
+    host_fio.state["path"] = None
+    result = run_module(sync_write_probe.main, {"devices": [], "fio_options": {"bs": "16k"}})
+    assert result["failed"] is True
+    assert result["msg"] == ("fio_options refused: fio is not installed, so the probe writes with dd, "
+                             "which takes no fio options (bs)")
+    assert host_fio.calls == []
+
+
+def test_documentation_lists_the_allow_list_and_the_restricted_values():
+    option = yaml.safe_load(sync_write_probe.DOCUMENTATION)["options"]["fio_options"]
+    allowed = next(text for text in option["description"] if text.startswith("Only options"))
+    restricted = next(text for text in option["description"] if text.startswith("Some values"))
+    assert set(re.findall(r"C\(([a-z_]+)\)", allowed)) == fio_options.ALLOWED_OPTIONS
+    for name, choices in fio_options.VALUE_CHOICES.items():
+        sentence = re.search(r"C\(%s\) takes (.*?) \(" % name, restricted).group(1)
+        assert re.findall(r"V\(([a-z_0-9]+)\)", sentence) == list(choices)
 
 
 @pytest.mark.parametrize("args,msg", [
