@@ -67,13 +67,18 @@ BLKID_NOTHING_FOUND = 2
 
 # --------------------------------------------------------------------------- the sample
 
+def _head_and_tail(size_bytes):
+    """(range of the head's MiB, range of the tail's MiB) of a disk; they overlap on a small disk."""
+    total = -(-size_bytes // MIB)
+    return range(min(HEAD_MIB, total)), range(max(0, total - TAIL_MIB), total)
+
+
 def sample_chunks(size_bytes):
     """Indexes of the MiB the sample reads (MiB ``i`` is bytes ``i * MIB`` up to the next MiB
     or the end of the disk), sorted and each once."""
-    total = -(-size_bytes // MIB)
-    chunks = set(range(min(HEAD_MIB, total)))
-    chunks.update(range(max(0, total - TAIL_MIB), total))
-    inner = total - HEAD_MIB - TAIL_MIB
+    head, tail = _head_and_tail(size_bytes)
+    chunks = set(head) | set(tail)
+    inner = -(-size_bytes // MIB) - HEAD_MIB - TAIL_MIB
     if inner > 0:
         chunks.update(HEAD_MIB + inner * i // (MIDDLE_MIB + 1) for i in range(1, MIDDLE_MIB + 1))
     return sorted(chunks)
@@ -246,8 +251,7 @@ def sample_disk(path, size_bytes, sector_size):
     Returns a dict of plain values; ``error`` says why reading stopped, if it did.
     """
     chunks = sample_chunks(size_bytes)
-    total = -(-size_bytes // MIB)
-    table_chunks = set(range(min(HEAD_MIB, total))) | set(range(max(0, total - TAIL_MIB), total))
+    table_chunks = set().union(*_head_and_tail(size_bytes))
     result = dict(sampled_mib=len(chunks), nonzero_mib=0, nonzero_offsets=[], partition_entries=[],
                   windows=[], error=None)
     kept, zero = {}, set()
@@ -283,13 +287,8 @@ def _leftover_partitions(kept, size_bytes, sector_size):
     """Partitions in the tables at the head and tail, from the non-zero MiB kept there."""
     if not kept:
         return []  # every table area is zero
-    total = -(-size_bytes // MIB)
-
-    def joined(first, last):
-        return b"".join(kept.get(c, ZERO_MIB[:min(MIB, size_bytes - c * MIB)]) for c in range(first, last))
-
-    head = joined(0, min(HEAD_MIB, total))
-    tail = joined(max(0, total - TAIL_MIB), total)
+    head, tail = (b"".join(kept.get(c, ZERO_MIB[:min(MIB, size_bytes - c * MIB)]) for c in chunks)
+                  for chunks in _head_and_tail(size_bytes))
     disk_sectors = size_bytes // sector_size
     return mbr_partitions(head[:sector_size], disk_sectors, sector_size) + gpt_partitions(
         head, tail, size_bytes, sector_size)
@@ -310,8 +309,8 @@ def _window_is_zero(reader, offset, kept, zero):
     return _is_zero(buf, length)
 
 
-def _in_parallel(function, items, threads=READ_THREADS):
-    """[function(item) for item in items], at most ``threads`` at a time."""
+def _in_parallel(function, items):
+    """[function(item) for item in items], at most READ_THREADS at a time."""
     results, pending, lock = {}, list(enumerate(items)), threading.Lock()
 
     def work():
@@ -322,7 +321,7 @@ def _in_parallel(function, items, threads=READ_THREADS):
                 index, item = pending.pop()
             results[index] = function(item)
 
-    workers = [threading.Thread(target=work) for _i in range(min(threads, len(pending)))]
+    workers = [threading.Thread(target=work) for _i in range(min(READ_THREADS, len(pending)))]
     for worker in workers:
         worker.start()
     for worker in workers:
