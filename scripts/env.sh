@@ -22,7 +22,7 @@ export REPO_ROOT CEPHOPS_CACHE BUILD_DIR
 
 # Packages the tests use on the test host; the lab adds QEMU and mmdebstrap.
 DEBIAN_PACKAGES=(
-  fio hdparm xfsprogs e2fsprogs parted gdisk util-linux lvm2 mdadm nvme-cli sdparm
+  fio hdparm xfsprogs e2fsprogs parted gdisk util-linux lvm2 mdadm nvme-cli sdparm cryptsetup-bin
   python3-venv shellcheck qemu-system-x86 qemu-utils mmdebstrap openssh-client
 )
 

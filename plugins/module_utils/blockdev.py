@@ -4,9 +4,10 @@
 """Block device inventory shared by every module of the collection.
 
 Reading and interpreting are kept apart: ``take_snapshot`` reads sysfs, udev data,
-/proc and on-disk signatures in one pass and returns plain data; ``build_disks``
-turns such a snapshot into disk records without touching the system. Unit tests feed
-snapshots captured on real hosts to ``build_disks``.
+/proc, on-disk signatures and, for disks nothing else refuses, a sample of their content
+(module_utils/blankness.py) in one pass and returns plain data; ``build_disks`` turns such
+a snapshot into disk records without touching the system. Unit tests feed snapshots
+captured on real hosts to ``build_disks``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -19,6 +20,7 @@ import os
 import re
 import stat
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.fstab import parse_mountinfo
 
 SYS_BLOCK = "/sys/block"
@@ -64,8 +66,15 @@ REASON_MOUNTED = "mounted"
 REASON_HOLDERS = "has holders"
 REASON_ROOT = "root disk"
 REASON_SWAP = "swap"
+REASON_LUKS = "Has a LUKS header"
 # Fail closed: a disk whose signatures cannot be read is never called blank.
 REASON_UNREADABLE = "signatures unreadable"
+# Found by the content checks (blankness.py) on a disk without signatures at its start;
+# these alone may be overridden by an explicit overwrite_data.
+REASON_DATA = "Has data without a signature (%d of %d sampled MiB not zero)"
+REASON_PARTITION_ENTRIES = "Has partition entries without a table signature (%s)"
+REASON_AT_OFFSET = "%s at offset %d"
+REASON_DATA_UNREADABLE = "Data unreadable (%s)"
 
 # wipefs signature type -> reason; anything not listed is a filesystem or similar.
 SIGNATURE_REASONS = {
@@ -80,6 +89,7 @@ SIGNATURE_REASONS = {
     "LVM2_member": REASON_LVM,
     "linux_raid_member": REASON_MD,
     "ceph_bluestore": REASON_BLUESTORE,
+    "crypto_LUKS": REASON_LUKS,
     "swap": REASON_SWAP,
 }
 
@@ -185,7 +195,7 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
         blocks[name]["holder_tree"] = _holder_tree(blocks[name])
     mountinfo = _read("/proc/self/mountinfo") or ""
     signatures, probe_errors = _wipefs(run_command, blocks)
-    return {
+    snapshot = {
         "blocks": blocks,
         "mountinfo": mountinfo,
         "swap_devs": _swap_devs(_read("/proc/swaps") or ""),
@@ -193,6 +203,13 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
         "signatures": signatures,
         "probe_errors": probe_errors,
     }
+    # Content is read only where nothing else refuses the disk (size aside: ata_hpa checks
+    # disks of any size); a mounted or partitioned disk is not blank whatever it holds.
+    unrefused = [(d["path"], d["size_bytes"], d["logical_sector_size"] or 512)
+                 for d in build_disks(snapshot, min_size_bytes=0) if not d["reject_reasons"]]
+    for path, content in blankness.read_contents(run_command, unrefused).items():
+        blocks[os.path.basename(path)]["content"] = content
+    return snapshot
 
 
 def _read_head(path):
@@ -455,7 +472,10 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
             "ceph_disk_partitions": _ceph_disk_partitions(block),
             "probe_errors": ["%s: %s" % (dev, msg) for dev, msg in sorted(snapshot.get("probe_errors", {}).items())
                              if dev == name or dev in block["partitions"]],
+            # None: not read, because another reason refuses the disk already.
+            "content": block.get("content"),
         }
+        disk["data_reasons"] = content_reasons(disk["content"])
         disk["reject_reasons"] = reject_reasons(disk, min_size_bytes)
         disk["available"] = not disk["reject_reasons"]
         disks.append(disk)
@@ -510,15 +530,47 @@ def reject_reasons(disk, min_size_bytes=CEPH_MIN_SIZE_BYTES):
         add(REASON_SWAP)
     if disk["root_disk"]:
         add(REASON_ROOT)
+    for reason in disk["data_reasons"]:
+        add(reason)
+    return reasons
+
+
+def content_reasons(content):
+    """Why the content checks find a disk not blank, most specific first: partition entries
+    left without a table signature, signatures away from the start of the disk, and data
+    none of those explains. None (content not read) gives none."""
+    if not content:
+        return []
+    reasons = []
+    sources = []
+    for entry in content["partition_entries"]:
+        if entry["source"] not in sources:
+            sources.append(entry["source"])
+    if sources:
+        reasons.append(REASON_PARTITION_ENTRIES % ", ".join(sources))
+    for sig in content["signatures"]:
+        kind = SIGNATURE_REASONS.get(sig["type"])
+        # A filesystem's type is the one thing the generic wording does not say.
+        reasons.append(REASON_AT_OFFSET % (kind or REASON_FILESYSTEM, sig["offset"])
+                       + ("" if kind else " (%s)" % sig["type"]))
+    if content["nonzero_mib"] and not reasons:
+        reasons.append(REASON_DATA % (content["nonzero_mib"], content["sampled_mib"]))
+    for error in content["errors"]:
+        if error["offset"] is None:
+            reasons.append(REASON_DATA_UNREADABLE % error["error"])
+        else:
+            reasons.append(REASON_AT_OFFSET % (REASON_UNREADABLE, error["offset"]) + " (%s)" % error["error"])
     return reasons
 
 
 def blocking_reasons(disk, overwrite_data=False):
-    """The reasons that refuse a write to ``disk``: all of them, or with the user's explicit
-    consent to overwrite data (``overwrite_data``) all but the content checks' ``data_reasons``."""
+    """The reject reasons that still refuse a whole-disk write to ``disk``. ``overwrite_data``
+    (set explicitly for that disk) lifts the content checks' reasons alone: data no tool
+    recognises may be destroyed on request, signatures, partitions, mounts, holders and
+    the root disk never are."""
     if not overwrite_data:
         return list(disk["reject_reasons"])
-    return [reason for reason in disk["reject_reasons"] if reason not in disk.get("data_reasons", [])]
+    return [r for r in disk["reject_reasons"] if r not in disk["data_reasons"]]
 
 
 # --------------------------------------------------------------------------- resolving

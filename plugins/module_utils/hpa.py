@@ -16,6 +16,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import blocking_reasons
+
 MIB = 1024 * 1024
 
 _MAX_SECTORS = re.compile(
@@ -99,13 +101,14 @@ def target_sectors(native_sectors, logical_sector_size, reserve_percent=None, vi
 
 
 def plan(disk, before, state, reserve_percent=None, visible_sectors=None, erase=False,
-         ignore_hpa=False, changed_since_boot=None):
+         ignore_hpa=False, changed_since_boot=None, overwrite_data=False):
     """What to do with ``disk`` (a disk_facts record) whose ``hdparm -N`` state is ``before``.
 
     Returns a dict with ``target`` (visible sectors wanted), ``change`` (the drive must be
     changed), ``discard`` (discard the whole disk first) and ``checks``: every safety check
     that refuses the change, in words an operator can act on; the change may only run when
-    it is empty. ``changed_since_boot`` describes a permanent change already made this boot.
+    it is empty. ``changed_since_boot`` describes a permanent change already made this boot;
+    ``overwrite_data`` lifts the reasons of the content checks alone.
     """
     if before["hpa"] == "invalid":
         raise HpaError("hdparm reports the HPA setting as invalid (%d visible above %d native): the controller "
@@ -121,8 +124,9 @@ def plan(disk, before, state, reserve_percent=None, visible_sectors=None, erase=
     if not result["change"]:
         return result  # nothing is written, so nothing needs to be refused
     checks = result["checks"]
-    if disk["reject_reasons"]:
-        checks.append("not blank: " + ", ".join(disk["reject_reasons"]))
+    refusing = blocking_reasons(disk, overwrite_data)
+    if refusing:
+        checks.append("not blank: " + ", ".join(refusing))
     if state == "present" and ignore_hpa:
         checks.append("libata.ignore_hpa=1 unlocks the HPA at every boot")
     if changed_since_boot:

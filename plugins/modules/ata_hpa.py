@@ -22,8 +22,9 @@ description:
   - Refuses, naming every check that failed, unless the disk is a direct-attached ATA disk
     (transport C(sata) or C(ata), not behind USB, SAS or RAID) and blank by the checks of
     M(cephops.osd_tuning.disk_facts) (no partitions, signatures, holders, mounts, LVM, md,
-    BlueStore label). A disk already at the target is left alone without these checks,
-    because nothing is written.
+    BlueStore label, and no data, partition entries or signatures its content checks find,
+    unless O(overwrite_data=true)). A disk already at the target is left alone without these
+    checks, because nothing is written.
   - Before hiding sectors it discards the whole disk (C(blkdiscard)), which needs
     O(erase=true), because the spare area only helps when it holds no data. A disk that
     cannot discard is refused.
@@ -66,6 +67,15 @@ options:
     description:
       - Discard the whole disk before hiding sectors. Required to shrink the visible size;
         the module never discards without it.
+    type: bool
+    default: false
+  overwrite_data:
+    description:
+      - The disk may hold data that no tool recognises; it is destroyed.
+      - Lifts only the reasons of the content checks of M(cephops.osd_tuning.disk_facts)
+        (its C(data_reasons) - data without a signature, partition entries without a table
+        signature, signatures away from the start of the disk). Signatures at the start,
+        partitions, mounts, holders and the root disk always refuse.
     type: bool
     default: false
 notes:
@@ -235,15 +245,17 @@ class AtaHpa:
         disk = self.inspect()
         if disk["transport"] not in ATA_TRANSPORTS:
             self.result["checks"].append("not a direct-attached ATA disk (transport %s)" % disk["transport"])
-            if disk["reject_reasons"]:
-                self.result["checks"].append("not blank: " + ", ".join(disk["reject_reasons"]))
+            refusing = blockdev.blocking_reasons(disk, self.params["overwrite_data"])
+            if refusing:
+                self.result["checks"].append("not blank: " + ", ".join(refusing))
             raise Refused("refused, hdparm was not run")
 
         before = self.read_state(hdparm, disk)
         marker = self.marker_path(disk)
         plan = hpa.plan(disk, before, self.params["state"], self.params["reserve_percent"],
                         self.params["visible_sectors"], self.params["erase"],
-                        ignore_hpa=_read(IGNORE_HPA_PARAM) in ("1", "Y"), changed_since_boot=_read(marker))
+                        ignore_hpa=_read(IGNORE_HPA_PARAM) in ("1", "Y"), changed_since_boot=_read(marker),
+                        overwrite_data=self.params["overwrite_data"])
         native, target = before["native_sectors"], plan["target"]
         self.result.update(
             native_sectors=native, visible_sectors_before=before["visible_sectors"],
@@ -258,6 +270,9 @@ class AtaHpa:
             raise Refused("refused, nothing was changed")
         if not plan["change"]:
             return
+        if plan["discard"] and disk["data_reasons"]:
+            self.module.warn("%s: overwrite_data is set, the discard destroys what the content checks found: %s"
+                             % (disk["path"], ", ".join(disk["data_reasons"])))
 
         discard = [self.module.get_bin_path("blkdiscard", required=True), disk["path"]]
         udevadm = self.module.get_bin_path("udevadm")
@@ -305,6 +320,7 @@ def main():
             reserve_percent=dict(type="float"),
             visible_sectors=dict(type="int"),
             erase=dict(type="bool", default=False),
+            overwrite_data=dict(type="bool", default=False),
         ),
         mutually_exclusive=[("reserve_percent", "visible_sectors")],
         required_if=[("state", "present", ("reserve_percent", "visible_sectors"), True)],

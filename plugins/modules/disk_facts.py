@@ -25,6 +25,18 @@ description:
   - Reads sysfs, the udev database, C(/proc) and the signatures libblkid finds
     (one C(wipefs --no-act) call for all disks and partitions, which also sees a lone backup
     GPT header at the end of a disk). It never writes to any device.
+  - A disk that nothing of the above refuses is checked for content no signature at its
+    start shows. A sample of 64 MiB is read with O_DIRECT (the first 4 MiB, the last 4 MiB
+    and 56 MiB spread evenly in between); MiB that are not zero mean data
+    (C(Has data without a signature)). The partition entries of an MBR (bytes 446-509) and of
+    the primary and backup GPT entry arrays are read even when the table's signature was
+    wiped (C(Has partition entries without a table signature)). Where a partition starts,
+    at the usual first-partition offsets (sector 63, 1 MiB, 2 MiB) and at BlueStore's label
+    copies (1, 10, 100 and 1000 GiB), C(blkid --probe --offset) looks for signatures, only
+    where the first 128 KiB are not zero (C(Has a FileSystem at offset 1048576 (ext4)),
+    C(LVM detected at offset ...), ...). A blank disk costs the sample and no process.
+  - These content reasons are listed in RV(disks[].data_reasons) too; they are the only ones
+    an explicit C(overwrite_data) of a module that writes the whole disk may override.
   - Every other module of this collection applies the same checks before it writes, so
     what this module calls available is what they accept.
   - No module of ansible.builtin or community.general reports signatures, holders and Ceph
@@ -60,6 +72,10 @@ options:
 notes:
   - Must run as root (C(become=true)) to read signatures and test exclusive opens.
   - Supports check mode; it changes nothing in either mode.
+  - The sample does not see everything. Data in the middle of a disk that lies wholly between
+    two sampled MiB (about a 57th of the disk apart) is missed, for example a small file
+    left by a filesystem whose metadata was zeroed; a region longer than that gap is always
+    seen.
 attributes:
   check_mode:
     support: full
@@ -239,6 +255,33 @@ disks:
         the error; such a disk is rejected with C(signatures unreadable).
       type: list
       elements: str
+    content:
+      description:
+        - What the content checks read and found; null when they did not run because another
+          reason refuses the disk already.
+        - C(sampled_mib) and C(nonzero_mib) count the MiB of the sample and those not zero,
+          C(nonzero_offsets) gives the byte offsets of the first 8 of them.
+        - C(partition_entries) lists the partitions found in MBR or GPT entries left without
+          their table signature (C(offset), C(size) in bytes, C(source) V(MBR), V(GPT) or
+          V(backup GPT)).
+        - C(signatures) lists what blkid found at C(probed_offsets) (C(offset), C(type),
+          C(usage), C(uuid), C(label)); C(errors) what could not be read (C(offset) null for
+          the sample itself).
+      type: dict
+      sample:
+        sampled_mib: 64
+        nonzero_mib: 2
+        nonzero_offsets: [0, 1048576]
+        partition_entries: [{offset: 1048576, size: 536870912, source: MBR}]
+        signatures: [{offset: 1048576, type: ext4, usage: filesystem, uuid: 5b6f1c2e-7a0d-4d57-9a1e-0c3f2b8e9d41, label: null}]
+        probed_offsets: [1048576]
+        errors: []
+    data_reasons:
+      description: The reject reasons that come from the content checks, the only ones an
+        explicit C(overwrite_data) may override; every other reason always refuses.
+      type: list
+      elements: str
+      sample: [Has partition entries without a table signature (MBR), Has a FileSystem at offset 1048576 (ext4)]
     available:
       description: No reject reason applies; the disk can take a new OSD.
       type: bool
@@ -263,7 +306,8 @@ def main():
         ),
         supports_check_mode=True,
     )
-    module.get_bin_path("wipefs", required=True)
+    for tool in ("wipefs", "blkid"):
+        module.get_bin_path(tool, required=True)
 
     def run(argv):
         return module.run_command(argv, environ_update={"LC_ALL": "C"})

@@ -110,6 +110,7 @@ options:
       - Only a disk that M(cephops.osd_tuning.disk_facts) calls available is formatted; any
         other is refused with the reasons. A disk whose filesystem is already in the fstab
         at that mount point is left as it is, so a second run changes nothing.
+      - C(mkfs.xfs -f) discards the whole disk first, so nothing on it can be recovered.
     type: list
     elements: dict
     default: []
@@ -132,6 +133,16 @@ options:
         type: list
         elements: str
         default: ["-f", "-i", "size=2048"]
+      overwrite_data:
+        description:
+          - The disk may hold data that no tool recognises; it is destroyed.
+          - Lifts only the reasons of the content checks of M(cephops.osd_tuning.disk_facts)
+            (its C(data_reasons) - data without a signature, partition entries without a table
+            signature, signatures away from the start of the disk). Signatures at the start,
+            partitions the kernel sees, mounts, holders, swap and the root disk always refuse.
+          - Set it for one entry, for a disk you know; a warning names what is destroyed.
+        type: bool
+        default: false
 notes:
   - Must run as root (C(become=true)).
   - A remount passes the mount's current per-mount flags back together with the change,
@@ -175,6 +186,14 @@ EXAMPLES = r"""
     new_filesystems:
       - device: /dev/disk/by-id/wwn-0x5002538e40a1b2c3
         mountpoint: /var/lib/ceph/osd/ceph-7
+
+- name: Reuse a disk whose old, wiped content the inventory still sees
+  cephops.osd_tuning.mount_options:
+    mounts: []
+    new_filesystems:
+      - device: /dev/disk/by-id/wwn-0x5002538e40a1b2c4
+        mountpoint: /var/lib/ceph/osd/ceph-8
+        overwrite_data: true
 """
 
 RETURN = r"""
@@ -321,9 +340,13 @@ class MountOptions:
                 raise Failure("%s: %s is mounted there" % (target, live[target]["source"]))
             snapshot = blockdev.take_snapshot(self.run_unchecked, [name], include_loop=True, include_virtual=True)
             disk = blockdev.build_disks(snapshot)[0]
-            if not disk["available"]:
+            refusing = blockdev.blocking_reasons(disk, spec["overwrite_data"])
+            if refusing:
                 raise Failure("%s: refused to create a filesystem, the disk is not blank: %s"
-                              % (spec["device"], ", ".join(disk["reject_reasons"])))
+                              % (spec["device"], ", ".join(refusing)))
+            if disk["data_reasons"]:
+                self.module.warn("%s: overwrite_data is set, mkfs.xfs destroys what the content checks found: %s"
+                                 % (spec["device"], ", ".join(disk["data_reasons"])))
             planned.append(dict(spec, device="/dev/" + name, mountpoint=target))
         return planned
 
@@ -565,6 +588,7 @@ def main():
                 device=dict(type="str", required=True),
                 mountpoint=dict(type="path", required=True),
                 mkfs_options=dict(type="list", elements="str", default=["-f", "-i", "size=2048"]),
+                overwrite_data=dict(type="bool", default=False),
             )),
         ),
         required_if=[("restore", True, ("record",))],

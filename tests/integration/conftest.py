@@ -35,11 +35,11 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture
 def loop_disks(tmp_path):
-    """Factory: ``loop_disks(size_gib=8)`` attaches a blank sparse loop disk."""
+    """Factory: ``loop_disks(size_gib=8, sector_size=512)`` attaches a blank sparse loop disk."""
     created = []
 
-    def new_disk(size_gib=8):
-        disk = attach(tmp_path / ("disk%d.img" % len(created)), size_gib)
+    def new_disk(size_gib=8, sector_size=512):
+        disk = attach(tmp_path / ("disk%d.img" % len(created)), size_gib, sector_size)
         created.append(disk)
         return disk
 

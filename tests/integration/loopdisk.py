@@ -65,11 +65,13 @@ class LoopDisk:
         return digest.hexdigest()
 
 
-def attach(backing, size_gib=8):
-    """A new blank loop disk backed by the sparse file ``backing``."""
+def attach(backing, size_gib=8, sector_size=512):
+    """A new blank loop disk backed by the sparse file ``backing``, with logical sectors of
+    ``sector_size`` bytes (4096 for a 4Kn disk)."""
     with open(backing, "wb") as handle:
         handle.truncate(int(size_gib * GIB))
-    return LoopDisk(run(["losetup", "--find", "--show", str(backing)]).stdout.strip(), str(backing))
+    argv = ["losetup", "--find", "--show", "--sector-size", str(sector_size), str(backing)]
+    return LoopDisk(run(argv).stdout.strip(), str(backing))
 
 
 def detach(disk):

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from modulerun import ansible_module
-from test_disk_facts import NON_BLANK
+from test_disk_facts import NON_BLANK, make_data_mid_disk
 
 MARKER_DIR = "/run/cephops/ata_hpa"
 
@@ -39,6 +39,18 @@ def test_non_blank_disk_is_refused_naming_every_check(loop_disks, kind, prepare,
     result = hpa(disk)
     assert result["failed"] is True
     assert result["checks"] == ["not a direct-attached ATA disk (transport loop)", "not blank: " + ", ".join(reasons)]
+    assert disk.checksum() == before
+
+
+def test_overwrite_data_lifts_only_the_content_reasons(loop_disks):
+    disk = loop_disks()
+    make_data_mid_disk(disk)
+    before = disk.checksum()
+    refused = hpa(disk)
+    assert refused["checks"][1].startswith("not blank: Has data without a signature (")
+    lifted = hpa(disk, overwrite_data=True)
+    # Still refused, and hdparm never ran: a loop device is no ATA disk.
+    assert lifted["checks"] == ["not a direct-attached ATA disk (transport loop)"]
     assert disk.checksum() == before
 
 

@@ -1,11 +1,18 @@
 """disk_facts on real loop devices: each kind of non-blank disk is refused with its reason."""
 
+import os
+import random
+import subprocess
+
 import pytest
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness, blockdev
 from modulerun import ansible_module
-from loopdisk import run
-from ondisk import md_v1_0_superblock
+from loopdisk import GIB, run
+from ondisk import md_v1_0_superblock, md_v1_2_superblock
 
+MIB = 1024 ** 2
+DISK_BYTES = 8 * GIB  # what loop_disks() attaches
 BLUESTORE_HEAD = b"bluestore block device\n"
 
 
@@ -59,12 +66,164 @@ NON_BLANK = [
 ]
 
 
+# --------------------------------------------------------------------------- no signature at the start
+
+def write_random(disk, offset, length):
+    """Random-looking bytes over ``length`` from ``offset``: a random MiB, each copy made unique
+    by its offset, so no MiB is zero or repeats."""
+    block = random.Random(offset).randbytes(MIB)
+    fd = os.open(disk.path, os.O_WRONLY)
+    try:
+        for pos in range(offset, offset + length, MIB):
+            os.pwrite(fd, (b"%016x" % pos) + block[16:], pos)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def data_reason(regions):
+    """The reason for data in ``regions`` (offset, length), counted the way the documented
+    sample layout sees an 8 GiB disk."""
+    seen = [c for c in blankness.sample_chunks(DISK_BYTES)
+            if any(c * MIB < start + length and (c + 1) * MIB > start for start, length in regions)]
+    assert seen, "the data must be where the sample looks"
+    return "Has data without a signature (%d of 64 sampled MiB not zero)" % len(seen)
+
+
+# Longer than the gap between two samples (8 GiB / 57), so the sample sees it wherever it lies.
+DATA_RUN = 160 * MIB
+
+
+def make_data_mid_disk(disk):
+    """Data only in the middle: a tool that looks at the head alone sees a blank disk."""
+    write_random(disk, DISK_BYTES // 2, DATA_RUN)
+
+
+def make_zapped_osd(disk, label_copy=False):
+    """An old BlueStore OSD after a zap (the first 10 MiB zeroed, as ceph-volume lvm zap does):
+    its label is gone, its data is not. With ``label_copy``, the label copy BlueStore (Ceph 19
+    onwards) keeps at 1 GiB is there too."""
+    disk.write(0, BLUESTORE_HEAD)
+    if label_copy:
+        disk.write(GIB, BLUESTORE_HEAD)
+    write_random(disk, 4 * MIB, 6 * MIB + DATA_RUN)
+    disk.write(0, b"\0" * 10 * MIB)
+
+
+def make_dm_crypt_stand_in(disk):
+    """A plain dm-crypt volume shows only random bytes; the test kernel has no device-mapper,
+    so random data over the first 2 GiB stands in for one."""
+    write_random(disk, 0, 2 * GIB)
+
+
+HIDDEN_DATA = [
+    ("data_mid_disk", make_data_mid_disk, [data_reason([(DISK_BYTES // 2, DATA_RUN)])]),
+    ("osd_zapped", make_zapped_osd, [data_reason([(10 * MIB, DATA_RUN)])]),
+    ("osd_zapped_with_label_copy", lambda disk: make_zapped_osd(disk, label_copy=True),
+     ["Has BlueStore device label at offset %d" % GIB]),
+]
+
+
+def make_mbr_ext4_wiped(disk):
+    """MBR and ext4 in a partition at 1 MiB, then wipefs -a on the disk: only the 0x55AA magic
+    goes, the partition entry and the filesystem stay."""
+    run(["parted", "--script", disk.path, "mklabel", "msdos", "mkpart", "primary", "1MiB", "513MiB"])
+    in_partition(disk, lambda part: run(["mkfs.ext4", "-q", part]))
+    run(["wipefs", "--all", disk.path])
+
+
+def make_gpt_xfs_wiped(disk):
+    """GPT and XFS in a partition, then wipefs -a: the headers' "EFI PART" and the protective
+    MBR go, both entry arrays and the filesystem stay."""
+    run(["sgdisk", "--new=1:1MiB:+512MiB", disk.path])
+    in_partition(disk, lambda part: run(["mkfs.xfs", "-q", part]))
+    run(["wipefs", "--all", disk.path])
+
+
+def make_backup_gpt_entries_only(disk):
+    """The primary GPT zeroed and the backup header wiped: the backup entries remain."""
+    sector = int(open("/sys/block/%s/queue/logical_block_size" % disk.name).read())
+    run(["sgdisk", "--new=1:1MiB:+100MiB", disk.path])
+    disk.write(0, b"\0" * sector * 34)
+    run(["wipefs", "--all", disk.path])
+
+
+def in_partition(disk, make):
+    """``make`` the content of partition 1 of the table just written, through a partition
+    node that is gone again afterwards."""
+    run(["partx", "--update", disk.path])
+    try:
+        make("/dev/%sp1" % disk.name)
+    finally:
+        run(["partx", "--delete", disk.path])
+
+
+WIPED_TABLES = [
+    ("mbr_ext4_wiped", make_mbr_ext4_wiped,
+     ["Has partition entries without a table signature (MBR)", "Has a FileSystem at offset %d (ext4)" % MIB]),
+    ("gpt_xfs_wiped", make_gpt_xfs_wiped,
+     ["Has partition entries without a table signature (GPT, backup GPT)", "Has a FileSystem at offset %d (xfs)" % MIB]),
+    ("backup_gpt_entries_only", make_backup_gpt_entries_only,
+     ["Has partition entries without a table signature (backup GPT)"]),
+]
+
+
+def without_table(start, make):
+    """A preparation that makes something in a partition from ``start``, then zeroes the MBR:
+    no table at all is left, only what the partition held."""
+    def prepare(disk):
+        run(["parted", "--script", "--align", "none", disk.path, "mklabel", "msdos",
+             "mkpart", "primary", start, "1025MiB"])
+        in_partition(disk, make)
+        disk.write(0, b"\0" * 512)
+    return prepare
+
+
+def luks_format(part):
+    key = "/run/cephops-test-luks.key"
+    with open(key, "w") as handle:
+        handle.write("not a secret")
+    try:
+        run(["cryptsetup", "luksFormat", "--batch-mode", "--type", "luks2", "--pbkdf", "pbkdf2",
+             "--pbkdf-force-iterations", "1000", "--key-file", key, part])
+    finally:
+        os.unlink(key)
+
+
+def write_at(offset_and_data):
+    def make(part):
+        with open(part, "r+b") as handle:
+            handle.seek(offset_and_data[0])
+            handle.write(offset_and_data[1])
+    return make
+
+
+AT_OFFSET = [
+    ("ext4_at_1mib", without_table("1MiB", lambda part: run(["mkfs.ext4", "-q", part])),
+     ["Has a FileSystem at offset %d (ext4)" % MIB]),
+    ("xfs_at_1mib", without_table("1MiB", lambda part: run(["mkfs.xfs", "-q", part])),
+     ["Has a FileSystem at offset %d (xfs)" % MIB]),
+    ("lvm_at_1mib", without_table("1MiB", lambda part: run(["pvcreate", "--quiet", "--force", part])),
+     ["LVM detected at offset %d" % MIB]),
+    ("luks_at_1mib", without_table("1MiB", luks_format), ["Has a LUKS header at offset %d" % MIB]),
+    ("md_1_2_at_1mib", without_table("1MiB", write_at(md_v1_2_superblock(GIB))), ["md RAID member at offset %d" % MIB]),
+    ("bluestore_at_1mib", without_table("1MiB", write_at((0, BLUESTORE_HEAD))),
+     ["Has BlueStore device label at offset %d" % MIB]),
+    ("swap_at_1mib", without_table("1MiB", lambda part: run(["mkswap", part])), ["swap at offset %d" % MIB]),
+    ("ext4_at_sector_63", without_table("63s", lambda part: run(["mkfs.ext4", "-q", part])),
+     ["Has a FileSystem at offset %d (ext4)" % (63 * 512)]),
+]
+
+HIDDEN = HIDDEN_DATA + WIPED_TABLES + AT_OFFSET
+
+
 def test_blank_disk_is_available(loop_disks):
     disk = loop_disks()
     found = facts([disk])[disk.name]
     assert found["available"] is True
     assert found["reject_reasons"] == []
     assert found["signatures"] == [] and found["partitions"] == []
+    assert found["data_reasons"] == [] and found["content"]["probed_offsets"] == []
     assert found["size_bytes"] == 8 * 1024 ** 3
     assert found["transport"] == "loop"
     assert found["scheduler"] in found["schedulers"]
@@ -81,6 +240,68 @@ def test_non_blank_disk_is_refused_and_left_unchanged(loop_disks, kind, prepare,
     assert found[disk.name]["available"] is False
     assert found[disk.name]["reject_reasons"] == reasons
     assert disk.checksum() == before
+
+
+@pytest.mark.parametrize("kind,prepare,reasons", HIDDEN, ids=[case[0] for case in HIDDEN])
+def test_content_without_a_signature_at_the_start_is_refused_and_left_unchanged(loop_disks, kind, prepare, reasons):
+    disk = loop_disks()
+    prepare(disk)
+    assert run(["wipefs", "--no-act", disk.path]).stdout.strip() == ""  # blank for libblkid
+    before = disk.checksum()
+    found = facts([disk])[disk.name]
+    assert found["available"] is False
+    assert found["reject_reasons"] == found["data_reasons"] == reasons
+    assert disk.checksum() == before
+
+
+def test_random_bytes_of_a_plain_dm_crypt_volume_are_data(loop_disks):
+    disk = loop_disks()
+    make_dm_crypt_stand_in(disk)
+    before = disk.checksum()
+    found = facts([disk])[disk.name]
+    assert found["reject_reasons"] == [data_reason([(0, 2 * GIB)])]
+    content = found["content"]
+    # Random bytes are neither a table nor a signature: blkid ran where it looks, found nothing.
+    assert content["partition_entries"] == [] and content["signatures"] == []
+    assert content["probed_offsets"] == [63 * 512, MIB, 2 * MIB, GIB]
+    assert disk.checksum() == before
+
+
+def test_wiped_gpt_on_a_4kn_disk(loop_disks):
+    disk = loop_disks(sector_size=4096)
+    make_gpt_xfs_wiped(disk)
+    found = facts([disk])[disk.name]
+    assert found["logical_sector_size"] == 4096
+    assert found["reject_reasons"] == WIPED_TABLES[1][2]
+    assert found["content"]["partition_entries"] == [
+        dict(offset=MIB, size=512 * MIB, source="GPT"), dict(offset=MIB, size=512 * MIB, source="backup GPT")]
+    make_backup_gpt_entries_only(disk)
+    assert facts([disk])[disk.name]["reject_reasons"] == [
+        "Has partition entries without a table signature (backup GPT)", "Has a FileSystem at offset %d (xfs)" % MIB]
+
+
+def test_a_blank_disk_costs_the_sample_and_no_process(loop_disks):
+    """The inventory in this process, with every command it runs recorded: wipefs alone."""
+    disk = loop_disks()
+    calls = []
+
+    def recorded(argv):
+        calls.append(argv)
+        proc = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"), check=False)
+        return proc.returncode, proc.stdout, proc.stderr
+
+    found = blockdev.build_disks(blockdev.take_snapshot(recorded, [disk.name], include_loop=True))[0]
+    assert [argv[0] for argv in calls] == ["wipefs"]
+    assert found["available"] is True
+    assert found["content"] == dict(sampled_mib=64, nonzero_mib=0, nonzero_offsets=[], partition_entries=[],
+                                    signatures=[], probed_offsets=[], errors=[])
+
+
+def test_a_disk_refused_for_another_reason_is_not_read(loop_disks):
+    disk = loop_disks()
+    make_xfs(disk)
+    found = facts([disk])[disk.name]
+    assert found["content"] is None and found["data_reasons"] == []
 
 
 def test_md_member_signature_sits_at_the_end(loop_disks):

@@ -13,6 +13,7 @@ import pytest
 
 from modulerun import ansible_module
 from loopdisk import run
+from test_disk_facts import make_mbr_ext4_wiped
 
 FSTAB_HEAD = "# static file system information\n#\n"
 
@@ -198,6 +199,21 @@ def test_new_filesystem_refused_on_a_disk_that_is_not_blank(host):
     result = host.module(mounts=[], new_filesystems=[{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
     assert result["failed"] is True
     assert result["msg"] == "%s: refused to create a filesystem, the disk is not blank: Has a FileSystem" % disk.path
+    assert disk.checksum() == before
+    assert host.fstab.read_bytes() == old
+
+
+def test_new_filesystem_refused_on_a_wiped_table_with_a_live_partition(host):
+    """wipefs -a removed the MBR's magic; mkfs.xfs -f would discard the ext4 behind it."""
+    disk = host.loop_disks()
+    make_mbr_ext4_wiped(disk)
+    before = disk.checksum()
+    old = host.write_fstab(FSTAB_HEAD)
+
+    result = host.module(mounts=[], new_filesystems=[{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
+    assert result["failed"] is True
+    assert result["msg"] == ("%s: refused to create a filesystem, the disk is not blank: Has partition entries "
+                             "without a table signature (MBR), Has a FileSystem at offset 1048576 (ext4)" % disk.path)
     assert disk.checksum() == before
     assert host.fstab.read_bytes() == old
 

@@ -13,7 +13,7 @@ import pytest
 
 from modulerun import ansible_module, json_env
 from loopdisk import run
-from test_disk_facts import NON_BLANK
+from test_disk_facts import NON_BLANK, make_data_mid_disk, make_xfs
 
 MIB = 1024 * 1024
 GPT_BACKUP_BYTES = 33 * 512  # backup GPT entries and header at the very end of the disk
@@ -85,11 +85,12 @@ def facts(disk):
 
 def test_partition_method_end_to_end(loop_disks, role):
     disk = loop_disks()
-    # Old data everywhere, also in what becomes the reserve: the discard must remove it.
-    disk.write(0, b"\0" * 512)  # keeps the disk blank for disk_facts
+    # Old data everywhere, also in what becomes the reserve: the discard must remove it. The
+    # inventory sees data without a signature, so the entry says it may be destroyed.
     disk.write(disk.size - 64 * MIB, b"old data" * 1024)
     disk.write(disk.size // 2, b"old data" * 1024)
-    wanted = [{"device": disk.path, "method": "partition", "reserve_percent": 20}]
+    disk.write(disk.size - MIB, b"old data" * 1024)
+    wanted = [{"device": disk.path, "method": "partition", "reserve_percent": 20, "overwrite_data": True}]
 
     stats, failures = role.play(wanted)
     assert failures == [] and stats["changed"] > 0
@@ -147,6 +148,27 @@ def test_rollback_refuses_a_partition_in_use(loop_disks, role):
                         "partition signature xfs" % disk.path]
     assert disk.checksum() == before
     assert disk.path in role.record()
+
+
+def test_old_data_is_refused_unless_the_entry_allows_overwriting_it(loop_disks, role):
+    disk = loop_disks()
+    make_data_mid_disk(disk)
+    reason = facts(disk)["reject_reasons"][0]
+    assert reason.startswith("Has data without a signature (")
+    before = disk.checksum()
+    stats, failures = role.play([{"device": disk.path, "method": "partition"}])
+    assert failures == ["%s: refused, the disk is not blank: %s" % (disk.path, reason)]
+    assert disk.checksum() == before
+    assert not role.fact_file.exists()
+
+
+def test_overwrite_data_does_not_lift_a_signature(loop_disks, role):
+    disk = loop_disks()
+    make_xfs(disk)
+    before = disk.checksum()
+    stats, failures = role.play([{"device": disk.path, "method": "partition", "overwrite_data": True}])
+    assert failures == ["%s: refused, the disk is not blank: Has a FileSystem" % disk.path]
+    assert disk.checksum() == before
 
 
 def test_nothing_happens_without_consent_to_erase(loop_disks, role):

@@ -21,23 +21,30 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options imp
 from conftest import SAFETY_LOG, FioWatch, fio_pids, hide_binaries
 from loopdisk import attach, detach, run
 from modulerun import ansible_module
-from test_disk_facts import NON_BLANK, make_gpt_partitions, make_xfs
+from test_disk_facts import HIDDEN_DATA, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs
 from test_disk_gate import Gate
 from test_mount_options import Host, mountinfo, uuid_of
+from test_overprovision import Role
 from test_sync_write_probe import REGION, by_device, fio_known_options, probe
 
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
 
 
+# Disks that libblkid calls blank at their start: data with no signature at several offsets,
+# and wiped tables whose partitions are live.
+HIDDEN_KINDS = HIDDEN_DATA + WIPED_TABLES
+
+
 class Zoo:
-    """The disks of the suite: blank, partitioned, and each non-blank kind."""
+    """The disks of the suite: blank, partitioned, each non-blank kind and each kind whose
+    content only the content checks find."""
 
     def __init__(self, loop_disks, tmp_path):
         self.blank = loop_disks()
         self.parted = loop_disks()
         make_gpt_partitions(self.parted)
         self.kinds = {}
-        for kind, prepare, reasons in NON_BLANK:
+        for kind, prepare, reasons in NON_BLANK + HIDDEN_KINDS:
             disk = loop_disks()
             prepare(disk)
             self.kinds[kind] = (disk, reasons)
@@ -151,7 +158,7 @@ CASES = [
                                                            mkfs_options=["-f", "-n", "size=64k"])]),
      failure, "refused mkfs.xfs option"),
 ]
-for _kind, _prepare, _reasons in NON_BLANK:
+for _kind, _prepare, _reasons in NON_BLANK + HIDDEN_KINDS:
     CASES += [
         (_kind, "sync_write_probe", lambda z, k=_kind: dict(devices=[z.kinds[k][0].path], runtime=1, **EASY),
          refusal, _reasons[0]),
@@ -162,12 +169,56 @@ for _kind, _prepare, _reasons in NON_BLANK:
          failure, _reasons[0]),
     ]
 
+# overwrite_data lifts the content checks' reasons alone; a signature still refuses.
+CASES += [
+    ("overwrite_data on a filesystem", "mount_options", lambda z: dict(
+        mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds["xfs_no_partition_table"][0].path,
+                                                           mountpoint="/mnt/x", overwrite_data=True)]),
+     failure, "not blank: Has a FileSystem"),
+    ("overwrite_data on a GPT", "ata_hpa", lambda z: dict(device=z.kinds["gpt_with_partitions"][0].path,
+                                                          reserve_percent=10, erase=True, overwrite_data=True),
+     failure, "not blank: Has GPT headers, Has partitions"),
+]
+
 
 @pytest.mark.parametrize("case,module,args,judge,expected", CASES,
                          ids=["%s-%s" % (case[1], case[0].replace(" ", "_")) for case in CASES])
 def test_bad_input_is_refused_and_no_byte_changes(zoo, case, module, args, judge, expected):
     check_case(zoo.disks(), case, module, judge, expected, lambda: ansible_module(module, args(zoo)))
     assert not os.path.exists("/tmp/cephops-pwned")
+
+
+def role_failures(outcome):
+    stats, failures = outcome
+    assert failures, "the role did not refuse"
+    return "; ".join(failures)
+
+
+@pytest.mark.parametrize("kind,reasons", [(k, r) for k, _p, r in HIDDEN_KINDS], ids=[k[0] for k in HIDDEN_KINDS])
+def test_overprovision_refuses_content_the_inventory_finds(zoo, tmp_path, kind, reasons):
+    role = Role(tmp_path)
+    disk = zoo.kinds[kind][0]
+    check_case(zoo.disks(), kind, "overprovision (role)", role_failures,
+               "%s: refused, the disk is not blank: %s" % (disk.path, ", ".join(reasons)),
+               lambda: role.play([{"device": disk.path, "method": "partition"}]))
+
+
+def test_overwrite_data_lets_mkfs_destroy_data_without_a_signature(loop_disks, mount_ns, tmp_path):
+    """The one case here that changes data, by design: the entry says the disk's data may be
+    destroyed. Not a case of the summary, whose count of changed disks must stay 0."""
+    host = Host(loop_disks, mount_ns, tmp_path)
+    host.write_fstab("")
+    disk = loop_disks()
+    make_data_mid_disk(disk)
+    before = disk.checksum()
+    target = str(tmp_path / "osd-reused")
+    result = host.module(mounts=[], new_filesystems=[dict(device=disk.path, mountpoint=target, overwrite_data=True)])
+    assert not result.get("failed"), result.get("msg")
+    assert [c["device"] for c in result["created"]] == [disk.path]
+    assert any("overwrite_data is set, mkfs.xfs destroys what the content checks found: Has data without a "
+               "signature" in w for w in result["warnings"])
+    assert disk.checksum() != before
+    assert mountinfo(mount_ns)[target] == "rw,noatime"
 
 
 # A tool the module needs is really missing: hidden in a private mount namespace.

@@ -4,7 +4,8 @@ usage (as root, on the host to capture, with the collection importable, for exam
 PYTHONPATH holding a folder with ansible_collections/cephops/osd_tuning/plugins in it):
     python3 capture_snapshot.py [--include-loop] [--include-virtual] [DEVICE ...] > host.json
 
-It reads only (sysfs, udev data, /proc, wipefs --no-act).
+It reads only (sysfs, udev data, /proc, wipefs --no-act, and for disks nothing else refuses
+the content sample with O_DIRECT and blkid --probe at offsets).
 """
 
 import argparse

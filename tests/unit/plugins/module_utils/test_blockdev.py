@@ -4,6 +4,8 @@ import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
 
+MIB = 1024 * 1024
+
 # Captured on a Debian 12 test host (kernel 6.x) with loop devices prepared like the
 # integration tests do; the map says what each loop device held.
 HOST_ZOO = {
@@ -151,3 +153,85 @@ def test_resolve_disks_reports_every_bad_name():
     with pytest.raises(blockdev.DeviceError) as err:
         blockdev.resolve_disks(["/dev/cephops-a", "/dev/cephops-b"])
     assert str(err.value) == "/dev/cephops-a: no such device; /dev/cephops-b: no such device"
+
+
+# --------------------------------------------------------------------------- content checks
+
+def blank_content(**changes):
+    content = dict(sampled_mib=64, nonzero_mib=0, nonzero_offsets=[], partition_entries=[], signatures=[],
+                   probed_offsets=[], errors=[])
+    content.update(changes)
+    return content
+
+
+def with_content(snapshot, content, name="loop0"):
+    """The host zoo with ``content`` as what the sample of ``name`` (a blank disk) found."""
+    zoo = snapshot("host_loop_zoo")
+    zoo["blocks"][name]["content"] = content
+    return dict((d["name"], d) for d in blockdev.build_disks(zoo))[name]
+
+
+def sig(offset, sig_type):
+    return dict(offset=offset, type=sig_type, usage=None, uuid=None, label=None)
+
+
+def test_snapshots_without_content_still_load(host_zoo):
+    """Captured before the content checks: not read, so no content reason."""
+    assert host_zoo["loop0"]["content"] is None
+    assert all(d["data_reasons"] == [] for d in host_zoo.values())
+
+
+def test_a_blank_sample_adds_nothing(snapshot):
+    disk = with_content(snapshot, blank_content())
+    assert disk["available"] is True and disk["data_reasons"] == []
+    assert disk["content"]["sampled_mib"] == 64
+
+
+def test_data_without_a_signature(snapshot):
+    disk = with_content(snapshot, blank_content(nonzero_mib=18, nonzero_offsets=[0, MIB]))
+    assert disk["reject_reasons"] == disk["data_reasons"] == ["Has data without a signature (18 of 64 sampled MiB not zero)"]
+    assert disk["available"] is False
+
+
+@pytest.mark.parametrize("sig_type,reason", [
+    ("ext4", "Has a FileSystem at offset 1048576 (ext4)"),
+    ("xfs", "Has a FileSystem at offset 1048576 (xfs)"),
+    ("LVM2_member", "LVM detected at offset 1048576"),
+    ("linux_raid_member", "md RAID member at offset 1048576"),
+    ("crypto_LUKS", "Has a LUKS header at offset 1048576"),
+    ("ceph_bluestore", "Has BlueStore device label at offset 1048576"),
+    ("swap", "swap at offset 1048576"),
+    ("dos", "Has a partition table at offset 1048576"),
+])
+def test_signatures_at_an_offset_use_the_inventory_words(snapshot, sig_type, reason):
+    disk = with_content(snapshot, blank_content(nonzero_mib=1, signatures=[sig(MIB, sig_type)]))
+    # The signature explains the data: no generic reason next to it.
+    assert disk["data_reasons"] == [reason]
+
+
+def test_wiped_tables_name_every_source_once(snapshot):
+    entries = [dict(offset=MIB, size=512 * MIB, source="GPT"), dict(offset=MIB, size=512 * MIB, source="backup GPT"),
+               dict(offset=513 * MIB, size=512 * MIB, source="GPT")]
+    disk = with_content(snapshot, blank_content(nonzero_mib=3, partition_entries=entries, signatures=[sig(MIB, "xfs")]))
+    assert disk["data_reasons"] == ["Has partition entries without a table signature (GPT, backup GPT)",
+                                    "Has a FileSystem at offset 1048576 (xfs)"]
+
+
+def test_unreadable_content_is_never_blank(snapshot):
+    errors = [dict(offset=None, error="reading /dev/loop0: [Errno 5] Input/output error"),
+              dict(offset=MIB, error="blkid: ambivalent result")]
+    disk = with_content(snapshot, blank_content(errors=errors))
+    assert disk["data_reasons"] == ["Data unreadable (reading /dev/loop0: [Errno 5] Input/output error)",
+                                    "signatures unreadable at offset 1048576 (blkid: ambivalent result)"]
+
+
+def test_overwrite_data_lifts_only_the_content_reasons(snapshot):
+    disk = with_content(snapshot, blank_content(nonzero_mib=5), name="loop8")  # 1 GiB: too small as well
+    assert disk["reject_reasons"] == ["Insufficient space (<5GB)", "Has data without a signature (5 of 64 sampled MiB not zero)"]
+    assert blockdev.blocking_reasons(disk) == disk["reject_reasons"]
+    assert blockdev.blocking_reasons(disk, overwrite_data=True) == ["Insufficient space (<5GB)"]
+
+
+def test_overwrite_data_never_lifts_signatures_or_use(host_zoo):
+    for name in ("loop1", "loop3", "loop6", "loop10", "vda"):
+        assert blockdev.blocking_reasons(host_zoo[name], overwrite_data=True) == host_zoo[name]["reject_reasons"]

@@ -107,7 +107,7 @@ def test_the_set_command_is_permanent_and_confirmed():
 # --------------------------------------------------------------------------- plan
 
 def sata_disk(**changes):
-    disk = dict(transport="sata", reject_reasons=[], discard=True, logical_sector_size=512)
+    disk = dict(transport="sata", reject_reasons=[], data_reasons=[], discard=True, logical_sector_size=512)
     disk.update(changes)
     return disk
 
@@ -141,6 +141,17 @@ def test_every_failed_check_is_named():
         "the disk cannot discard, so the hidden area would keep stale data; erase it otherwise "
         "(ATA secure erase) first",
     ]
+
+
+def test_overwrite_data_lifts_the_content_reasons_alone():
+    data = "Has data without a signature (3 of 64 sampled MiB not zero)"
+    disk = sata_disk(reject_reasons=[data], data_reasons=[data])
+    refused = hpa.plan(disk, state(NATIVE), "present", reserve_percent=20, erase=True)
+    assert refused["checks"] == ["not blank: " + data]
+    assert hpa.plan(disk, state(NATIVE), "present", reserve_percent=20, erase=True, overwrite_data=True)["checks"] == []
+    disk = sata_disk(reject_reasons=["Has a FileSystem", data], data_reasons=[data])
+    plan = hpa.plan(disk, state(NATIVE), "present", reserve_percent=20, erase=True, overwrite_data=True)
+    assert plan["checks"] == ["not blank: Has a FileSystem"]
 
 
 def test_restoring_the_native_size_needs_no_erase_but_a_blank_disk():
