@@ -799,22 +799,6 @@ class Prober:
         rc, out, err = self.run_command(write_cache_set_command(tool, disk["path"], enabled))
         return None if rc == 0 else "%s failed (rc=%s): %s" % (tool, rc, (err or out).strip())
 
-    # ---- cleanup
-
-    def zero_written(self, disks):
-        """{name: error or None} after zeroing the region of every disk a probe wrote to.
-
-        All disks at once, like the probe: one after another, a host with many disks would
-        spend most of its gating time zeroing. No time limit: a zeroing cut short leaves probe
-        data behind, and a slow disk (or one throttled to 50 IOPS) needs minutes for 512 MiB."""
-        written = [d for d in disks if d["name"] in self.written]
-        runs = run_processes([zero_command(d["path"], self.s["region"]) for d in written], float("inf"))
-        errors = {}
-        for disk, (rc, out, err, _timed_out) in zip(written, runs):
-            errors[disk["name"]] = None if rc == 0 else "could not zero the probe region (rc=%s): %s" % (
-                rc, (err or out).strip())
-        return errors
-
 
 def _step(numjobs, measurement):
     return {"numjobs": numjobs, "write_iops": measurement["write_iops"],
