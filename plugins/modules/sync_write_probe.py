@@ -604,7 +604,8 @@ def main():
         disk = disks[name]
         reasons = blockdev.blocking_reasons(disk, overwrite_data=name in overwrite | planned)
         if name in recovered and recovered[name][0] == "refused":
-            reasons.append(recovered[name][1])
+            # First: the content checks then also see the probe data the record explains.
+            reasons.insert(0, recovered[name][1])
         if disk["size_bytes"] < region_end:
             reasons.append("smaller than the end of the probe region (%d bytes)" % region_end)
         if reasons:
