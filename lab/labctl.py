@@ -40,6 +40,9 @@ SSH_OPTIONS = (
     "-o", "GlobalKnownHostsFile=/dev/null",
     "-o", "LogLevel=ERROR",
     "-o", "IdentitiesOnly=yes",
+    # A rebooting guest closes no connection through QEMU's user-mode network: notice it.
+    "-o", "ServerAliveInterval=5",
+    "-o", "ServerAliveCountMax=6",
     "-o", "BatchMode=yes",
 )
 
