@@ -300,15 +300,15 @@ def test_a_probe_killed_outright_is_restored_by_the_next_run(loop_disks, tmp_pat
     written before the first write lets the next run zero the region."""
     disk = loop_disks()
     journal = tmp_path / "journal"
-    args = dict(runtime=60, journal_dir=str(journal), **EASY)
-    kill_the_module(disk, args)
+    args = dict(journal_dir=str(journal), **EASY)
+    kill_the_module(disk, dict(runtime=60, **args))
     records = list(journal.iterdir())
     assert len(records) == 1, records
     assert not region_is_zero(disk)
 
     planned = by_device(probe([disk], check=True, **args))[disk.path]
     assert planned["recovered"]["action"] == "planned" and not region_is_zero(disk)
-    found = by_device(probe([disk], **dict(args, runtime=2)))[disk.path]
+    found = by_device(probe([disk], **args))[disk.path]
     assert (found["recovered"] or {}).get("action") == "restored", (found["verdict"], found["reasons"])
     assert found["recovered"]["zeroed_bytes"] > 0 and found["recovered"]["file"] == str(records[0])
     assert found["verdict"] == "suitable" and found["zeroed"] is True
@@ -349,8 +349,8 @@ def test_a_disk_someone_holds_open_is_not_zeroed_under_them(loop_disks, tmp_path
     """After an interrupted probe, any process that has the disk open (a writer of another
     tool, a writer that outlived its probe) keeps the restore waiting until it lets go."""
     disk = loop_disks()
-    args = dict(runtime=60, journal_dir=str(tmp_path / "journal"), **EASY)
-    kill_the_module(disk, args)
+    args = dict(journal_dir=str(tmp_path / "journal"), **EASY)
+    kill_the_module(disk, dict(runtime=60, **args))
     holder = subprocess.Popen(["python3", "-c", "import sys, time; f = open(sys.argv[1], 'rb'); time.sleep(600)",
                                disk.path])
     try:
@@ -362,7 +362,7 @@ def test_a_disk_someone_holds_open_is_not_zeroed_under_them(loop_disks, tmp_path
     assert waiting["verdict"] == "refused"
     assert "and python3 (pid %d) still have the disk open, so it was not zeroed" % holder.pid in waiting["reasons"][0]
     assert not region_is_zero(disk)
-    found = by_device(probe([disk], **dict(args, runtime=2)))[disk.path]
+    found = by_device(probe([disk], **args))[disk.path]
     assert found["recovered"]["action"] == "restored" and found["verdict"] == "suitable"
     assert_blank_again(disk)
 
