@@ -21,7 +21,7 @@ import re
 import stat
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness
-from ansible_collections.cephops.osd_tuning.plugins.module_utils.fstab import parse_mountinfo
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.mountinfo import parse_mountinfo
 
 SYS_BLOCK = "/sys/block"
 SYS_CLASS_BLOCK = "/sys/class/block"
