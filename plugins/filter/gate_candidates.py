@@ -66,7 +66,7 @@ _value:
   elements: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_candidates as candidates_util
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_candidates as candidates_util
 
 
 def gate_candidates(disks, ceph_vars, explicit=None, links=None):

@@ -64,11 +64,11 @@ _value:
   type: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 
 def gate_host(candidates, host, started, finished, settings):
-    return gate_report.host_record(host, candidates, started, finished, settings)
+    return gate_decision.host_record(host, candidates, started, finished, settings)
 
 
 class FilterModule(object):

@@ -64,11 +64,11 @@ _value:
   type: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import queueplan
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan as planner
 
 
 def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None):
-    return queueplan.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
+    return planner.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
 
 
 class FilterModule(object):

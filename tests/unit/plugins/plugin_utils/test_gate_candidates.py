@@ -1,6 +1,6 @@
 """gate_candidates: the disks ceph-ansible would deploy, from each of its variables."""
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_candidates
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_candidates
 
 
 def disk(name, rotational=False, **changes):
