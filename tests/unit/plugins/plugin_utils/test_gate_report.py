@@ -11,8 +11,29 @@ from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_dec
 from gate_samples import HOSTILE, SETTINGS, candidate, finished_ok, fleet, record, result
 
 
+def hostile_fleet():
+    """A fleet where every string that comes from hardware, the inventory or the settings is
+    hostile to some format, and looks like markup of another (Jinja2 included)."""
+    text = HOSTILE + " {{ 7 * 7 }} {% raw %} yes: no\n- [x]"
+    candidates = [candidate("/dev/sdb"),
+                  candidate("/dev/disk/by-id/" + text, sources=("dedicated_devices",), roles=("db",))]
+    probed = record(candidates, {"flash": finished_ok(
+        result("/dev/sdb", "suitable", 9000.0, model=text, serial=text, reasons=[text, text]),
+        result("/dev/disk/by-id/" + text, "unsuitable", 500.0, model=text))}, host=text, cephadm_host=text)
+    broken = record(candidates, {"flash": {"finished": 1, "failed": True, "msg": text}}, host="osd2")
+    return text, gate_decision.fleet_document([text, "osd2", "lost<" + text], [probed, broken],
+                                              dict(SETTINGS, policy=text, cephadm_service_id=text), text)
+
+
+def shown(text):
+    """What a report can show of a hostile string: XML has no place for its control character."""
+    return text.replace("\x01", "\ufffd")
+
+
 def test_json_is_the_whole_document():
     assert json.loads(gate_report.to_json(fleet()))["summary"]["blocked"] == 1
+    document = hostile_fleet()[1]
+    assert json.loads(gate_report.to_json(document)) == json.loads(json.dumps(document))
 
 
 def test_junit_parses_back_with_a_failure_per_blocked_disk():
@@ -59,6 +80,45 @@ def test_html_escapes_hostile_model_names_and_carries_an_svg_chart():
     assert "flash suitable from 5 000 IOPS" in titles and any(t.startswith("R6 Kioxia CD6: 36 600 IOPS") for t in titles)
 
 
+def test_html_of_a_hostile_fleet_has_only_the_report_s_own_tags():
+    text, document = hostile_fleet()
+    page = gate_report.to_html(document)
+
+    class Collect(HTMLParser):
+        def __init__(self):
+            HTMLParser.__init__(self)
+            self.tags, self.texts, self.attributes = set(), [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.add(tag)
+            self.attributes += [value for name, value in attrs]
+
+        def handle_data(self, data):
+            self.texts.append(data)
+
+    parser = Collect()
+    parser.feed(page)
+    assert parser.tags == {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "ul", "li", "span",
+                           "svg", "line", "text", "g", "rect", "table", "tr", "th", "td"}
+    assert shown(text) in parser.texts and "49" not in parser.texts
+    assert shown(text) in parser.attributes  # the heading's id
+    # Every host's chart is well-formed XML, with one bar per measured disk.
+    ns = "{http://www.w3.org/2000/svg}"
+    charts = [ET.fromstring(page[start:page.index("</svg>", start) + 6])
+              for start in (i for i in range(len(page)) if page.startswith("<svg", i))]
+    assert [len(chart.findall(".//%srect" % ns)) for chart in charts] == [2, 0, 0]
+    # XML reads a newline in an attribute as a space.
+    assert charts[0].get("aria-label") == "sync write IOPS of " + shown(text).replace("\n", " ")
+
+
+def test_svg_of_a_host_without_disks_shows_its_errors():
+    entry = gate_decision.missing_record("osd<9>")
+    chart = ET.fromstring(gate_report.host_svg(entry, SETTINGS, gate_decision.REFERENCE_DRIVES))
+    texts = [t.text for t in chart.iter("{http://www.w3.org/2000/svg}text")]
+    assert gate_decision.NO_RESULT in texts and "R6" in texts
+    assert chart.get("height") == str(gate_report.CHART["top"] + gate_report.CHART["row"] + gate_report.CHART["bottom"])
+
+
 def test_svg_places_bars_on_a_log_scale():
     assert gate_report._x(10) == gate_report.CHART["label_width"]
     assert gate_report._x(100000) == gate_report.CHART["label_width"] + gate_report.CHART["plot_width"]
@@ -73,12 +133,43 @@ def test_markdown_escapes_cells():
     assert "| osd&lt;2&gt; | - |" in text
 
 
+def markdown_rows(text):
+    """The table rows of a Markdown report, cells split at the pipes that are not escaped."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("| ") and not line.startswith(("| Host ", "| --- ")):
+            cells = [cell.strip().replace("\\|", "|") for cell in line.replace("\\|", "\0").split("|")[1:-1]]
+            rows.append([cell.replace("\0", "|") for cell in cells])
+    return rows
+
+
+def test_markdown_rows_parse_back_to_ten_cells():
+    text, document = hostile_fleet()
+    rows = markdown_rows(gate_report.to_markdown(document))
+    assert [len(row) for row in rows] == [10] * 5
+    escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
+    assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
+    assert rows[0][9] == escaped + "; " + escaped
+    assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
+
+
 def test_cephadm_spec_lists_approved_disks_per_host():
     documents = list(yaml.safe_load_all(gate_report.to_cephadm_spec(fleet())))
     assert documents == [{
         "service_type": "osd", "service_id": "gated_osd1", "placement": {"hosts": ["osd1"]},
         "spec": {"data_devices": {"paths": ["/dev/sdb"]}, "db_devices": {"paths": ["/dev/nvme0n1"]}},
     }]
+
+
+def test_cephadm_spec_keeps_every_string_a_string():
+    text, document = hostile_fleet()
+    specs = list(yaml.safe_load_all(gate_report.to_cephadm_spec(document)))
+    assert [spec["placement"]["hosts"] for spec in specs] == [[shown(text)]]
+    assert specs[0]["spec"] == {"data_devices": {"paths": ["/dev/sdb"]}}
+    approved = fleet()["hosts"][0]
+    for host in ("yes", "1e3", "null", "- x", "a: b", "#1"):
+        document = gate_decision.fleet_document([host], [dict(approved, host=host, cephadm_host=host)], SETTINGS)
+        assert yaml.safe_load(gate_report.to_cephadm_spec(document))["placement"]["hosts"] == [host]
 
 
 def test_cephadm_spec_without_approved_disks_is_empty():
@@ -92,6 +183,16 @@ def test_text_table_names_every_disk_and_reason():
     assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
+
+
+def test_text_table_columns_line_up_and_nothing_is_evaluated():
+    text, document = hostile_fleet()
+    table = gate_report.host_table(document["hosts"][0])
+    lines = table.split("\n")
+    decision = lines[0].index("DECISION")
+    assert lines[1].startswith("/dev/sdb ") and lines[1][decision:].split()[0] == "approved"
+    assert "{{ 7 * 7 }}" in table and "49" not in table
+    assert gate_report.to_table(document).split("\n\n")[1].startswith("osd2: not passed\n")
 
 
 def test_every_report_says_which_rule_chose_the_disks():
