@@ -36,9 +36,10 @@ def host_records(hosts, disks):
                     "runtime_ms": 15000, "cached": False, "cache_age_seconds": None, "plp": {"hint": None}}
                    for d, dev in enumerate(devices)]
         # The registered results of the role's async start task and of async_status.
-        started = [{"group": {"class": "flash"}, "ansible_job_id": "j1", "started": 1, "finished": 0}]
-        finished = [{"finished": 1, "changed": True, "results": results, "job": started[0], "ansible_job_id": "j1"}]
-        records.append(gate_decision.host_record("osd-%04d" % index, candidates, started, finished, SETTINGS))
+        started = [{"ansible_job_id": "j1", "started": 1, "finished": 0}]
+        finished = [{"finished": 1, "changed": True, "results": results, "ansible_job_id": "j1"}]
+        records.append(gate_decision.host_record("osd-%04d" % index, candidates, ["flash"], started, finished,
+                                                 SETTINGS))
     return records
 
 

@@ -37,21 +37,20 @@ def passes(verdict, allow_marginal):
     return verdict in ("suitable", "skipped") or (verdict == "marginal" and bool(allow_marginal))
 
 
-def job_outcomes(started, finished):
-    """{class: {"results": [...]} or {"error": why}} from the registered results of the
-    async start task (loop variable ``group``) and of async_status (loop variable ``job``).
-    Anything but a finished, successful job is an error: the gate fails closed."""
-    statuses = {}
-    for status in finished or []:
-        job_id = (status.get("job") or {}).get("ansible_job_id")
-        if job_id:
-            statuses[job_id] = status
+def job_outcomes(classes, started, finished):
+    """{class: {"results": [...]} or {"error": why}} of the probe jobs of one host.
+
+    ``classes`` names the disk class of each job in the order the jobs were started,
+    ``started`` holds the registered results of the async start task in that order, and
+    ``finished`` those of async_status: one for each started job with an ``ansible_job_id``,
+    in the same order. Anything but a finished, successful job is an error: the gate fails
+    closed."""
+    statuses = iter(finished or [])
     outcomes = {}
-    for start in started or []:
+    for group, start in zip(classes, started or []):
+        status = next(statuses, None) if "ansible_job_id" in start else None
         if start.get("skipped"):
             continue
-        group = start["group"]["class"]
-        status = statuses.get(start.get("ansible_job_id"))
         if start.get("unreachable"):
             outcomes[group] = {"error": "host unreachable when the probe started: %s" % start.get("msg", "")}
         elif start.get("failed") or not start.get("ansible_job_id"):
@@ -96,14 +95,15 @@ def _disk_entry(candidate, group, result, allow_marginal):
     return entry
 
 
-def host_record(host, candidates, started, finished, settings):
+def host_record(host, candidates, classes, started, finished, settings):
     """One host's decision: every candidate with its verdict and whether it is approved.
 
+    ``classes``, ``started`` and ``finished`` describe the probe jobs (see job_outcomes).
     ``settings``: ``policy``, ``allow_marginal``, ``hdd_policy`` (probe or skip) and
     ``cephadm_host`` (the host's name in the orchestrator). A disk whose probe errored or
     gave no result is never approved.
     """
-    outcomes = job_outcomes(started, finished)
+    outcomes = job_outcomes(classes, started, finished)
     by_device = {}
     for outcome in outcomes.values():
         for result in outcome.get("results", []):

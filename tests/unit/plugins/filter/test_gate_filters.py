@@ -18,10 +18,11 @@ def test_candidates_to_record_to_every_format():
     disks = [{"name": "sdb", "removable": False, "size_bytes": 10 ** 12, "partitions": [], "holders": [],
               "mountpoints": [], "rotational": False}]
     candidates = gate_candidates.gate_candidates(disks, {"osd_auto_discovery": True})
-    start = {"group": {"class": "flash"}, "ansible_job_id": "1.2"}
+    start = {"ansible_job_id": "1.2"}
     probed = {"device": "/dev/sdb", "verdict": "suitable", "reasons": [], "write_iops": 9000.0}
-    done = {"job": start, "finished": 1, "results": [probed]}
-    record = gate_host.gate_host(candidates, "osd1", [start], [done], {"allow_marginal": False, "hdd_policy": "probe"})
+    done = {"ansible_job_id": "1.2", "finished": 1, "results": [probed]}
+    record = gate_host.gate_host(candidates, "osd1", ["flash"], [start], [done],
+                                 {"allow_marginal": False, "hdd_policy": "probe"})
     assert record["approved"] == ["/dev/sdb"]
     settings = {"policy": "block", "thresholds": {"flash": {"min_iops": 5000, "marginal_min_iops": 1000}}}
     outputs = dict((fmt, gate_report.gate_report([record], fmt, ["osd1"], settings, "now"))

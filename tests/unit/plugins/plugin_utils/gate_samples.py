@@ -26,18 +26,19 @@ def result(device, verdict, iops=None, model="INTEL SSDSC2BB016T4", **extra):
 
 
 def jobs(groups):
-    """Registered results of the async start task and of async_status, as Ansible returns them."""
-    started, finished = [], []
+    """The classes of the probe jobs and the registered results of the async start task and of
+    async_status, as the role passes them."""
+    classes, started, finished = [], [], []
     for number, (group, status) in enumerate(sorted(groups.items())):
-        start = {"group": {"class": group}, "ansible_job_id": "j%d" % number, "started": 1, "finished": 0}
-        started.append(start)
-        finished.append(dict(status, job=start, ansible_job_id="j%d" % number))
-    return started, finished
+        classes.append(group)
+        started.append({"ansible_job_id": "j%d" % number, "started": 1, "finished": 0})
+        finished.append(dict(status, ansible_job_id="j%d" % number))
+    return classes, started, finished
 
 
 def record(candidates, groups, host="osd1", **settings):
-    started, finished = jobs(groups)
-    return gate_decision.host_record(host, candidates, started, finished, dict(SETTINGS, **settings))
+    classes, started, finished = jobs(groups)
+    return gate_decision.host_record(host, candidates, classes, started, finished, dict(SETTINGS, **settings))
 
 
 def finished_ok(*results):

@@ -45,9 +45,20 @@ def test_failed_or_timed_out_jobs_block_every_disk_of_their_class(status, error)
 
 
 def test_unreachable_at_start_blocks_too():
-    start = {"group": {"class": "flash"}, "unreachable": True, "msg": "Failed to connect"}
-    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], [start], [], SETTINGS)
+    start = {"unreachable": True, "msg": "Failed to connect"}
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], ["flash"], [start], [], SETTINGS)
     assert found["disks"][0]["reasons"] == ["host unreachable when the probe started: Failed to connect"]
+
+
+def test_each_status_belongs_to_the_next_started_job_with_a_job_id():
+    # The flash job never started, so async_status polled only the HDD job; the poll that
+    # lost the host carries no job id of its own.
+    started = [{"failed": True, "msg": "no fio"}, {"ansible_job_id": "j2", "started": 1}]
+    finished = [{"unreachable": True, "msg": "ssh: connection reset"}]
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb"), candidate("/dev/sdc", rotational=True)],
+                                      ["flash", "hdd"], started, finished, SETTINGS)
+    assert [d["reasons"] for d in found["disks"]] == [["the probe did not start: no fio"],
+                                                      ["host unreachable during the probe: ssh: connection reset"]]
 
 
 def test_hdd_skip_passes_ungated_and_hdd_probe_uses_its_own_job():
