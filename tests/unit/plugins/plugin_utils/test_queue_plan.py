@@ -1,11 +1,14 @@
 """queue_plan on disks as disk_facts reports them."""
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
 
 
 def disk(name, transport, rotational=False, model="", serial=None, wwn=None, schedulers=None):
+    """A disk as disk_facts reports it, class included."""
     return dict(name=name, transport=transport, rotational=rotational, model=model, serial=serial, wwn=wwn,
-                schedulers=schedulers or ["mq-deadline", "kyber", "bfq", "none"])
+                schedulers=schedulers or ["mq-deadline", "kyber", "bfq", "none"],
+                **{"class": blockdev.disk_class(name, transport, rotational)})
 
 
 ZOO = [
@@ -19,7 +22,14 @@ CLASSES = {"ssd": "none", "hdd": "mq-deadline", "nvme": "none", "virtio": None}
 
 
 def test_disk_classes():
-    assert [queue_plan.disk_class(d) for d in ZOO] == ["ssd", "hdd", "nvme", "virtio", None]
+    assert [d["class"] for d in ZOO] == ["ssd", "hdd", "nvme", "virtio", None]
+
+
+def test_the_class_disk_facts_gives_decides():
+    # A disk whose class says virtio is tuned as virtio, whatever its name or transport.
+    odd = dict(disk("sdz", "sata"), **{"class": "virtio"})
+    assert queue_plan.plan([odd], "scheduler", {"ssd": "none", "virtio": "mq-deadline"})["chosen"] == {
+        "sdz": {"value": "mq-deadline", "source": "class virtio"}}
 
 
 def test_classes_group_disks_and_skip_unmanaged():
