@@ -28,8 +28,8 @@ def host_records(hosts, disks):
     records = []
     for index in range(hosts):
         devices = ["/dev/disk/by-id/wwn-0x5000c500%08x" % (index * disks + d) for d in range(disks)]
-        candidates = [{"device": dev, "given": [dev], "sources": ["devices"], "roles": ["data"], "rotational": False}
-                      for dev in devices]
+        candidates = [{"device": dev, "given": [dev], "sources": ["devices"], "roles": ["data"], "rotational": False,
+                       "gate_class": "flash"} for dev in devices]
         results = [{"device": dev, "name": "sd%s" % chr(97 + d), "model": "SYNTHETIC SSD", "serial": "S%d" % d,
                     "verdict": VERDICTS[(index + d) % len(VERDICTS)], "reasons": ["synthetic"],
                     "write_iops": 500.0 + 997 * ((index + d) % 40), "p99_sync_latency_ms": 0.3,

@@ -12,9 +12,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-# Sources whose disks the exclude policy may drop from ``devices``; dropping a DB/WAL device or
-# an lvm_volumes entry would change the OSD layout, so a blocked one of those fails the host.
-DROPPABLE_SOURCES = ("disk_gate_devices", "available", "devices", "osd_auto_discovery")
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_candidates import DROPPABLE_SOURCES
+
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
 
 # Reference drives for the chart. Seed 001: the seed probe (4k random writes, fsync after each).
@@ -68,12 +67,6 @@ def job_outcomes(classes, started, finished):
     return outcomes
 
 
-def disk_class(candidate):
-    """hdd for disks the kernel calls rotational; flash otherwise (unknown counts as flash,
-    the stricter thresholds)."""
-    return "hdd" if candidate.get("rotational") else "flash"
-
-
 def _disk_entry(candidate, group, result, allow_marginal):
     entry = {
         "device": candidate["device"], "given": list(candidate["given"]), "sources": list(candidate["sources"]),
@@ -110,7 +103,7 @@ def host_record(host, candidates, classes, started, finished, settings):
             by_device.setdefault(result.get("device"), result)
     disks, errors = [], sorted(set(o["error"] for o in outcomes.values() if "error" in o))
     for candidate in candidates:
-        group = disk_class(candidate)
+        group = candidate["gate_class"]
         if group == "hdd" and settings.get("hdd_policy") == "skip":
             result = {"verdict": "skipped", "reasons": ["rotational disk: not gated (disk_gate_hdd_policy skip)"]}
         elif "error" in outcomes.get(group, {}):

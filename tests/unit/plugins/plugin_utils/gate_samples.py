@@ -13,7 +13,7 @@ HOSTILE = '<script>alert("x")</script> & "Evo" \x01|pipe'
 
 def candidate(device, rotational=False, sources=("devices",), roles=("data",)):
     return {"device": device, "given": [device], "sources": list(sources), "roles": list(roles),
-            "rotational": rotational}
+            "rotational": rotational, "gate_class": "hdd" if rotational else "flash"}
 
 
 def result(device, verdict, iops=None, model="INTEL SSDSC2BB016T4", **extra):
