@@ -14,7 +14,7 @@ import time
 
 import benchlib  # noqa: F401  (puts the collection on the path via the test environment)
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
 
 VERDICTS = ("suitable", "suitable", "suitable", "marginal", "unsuitable", "refused")
 SETTINGS = {"policy": "block", "allow_marginal": False, "hdd_policy": "probe", "cephadm_service_id": "gated",
@@ -28,17 +28,18 @@ def host_records(hosts, disks):
     records = []
     for index in range(hosts):
         devices = ["/dev/disk/by-id/wwn-0x5000c500%08x" % (index * disks + d) for d in range(disks)]
-        candidates = [{"device": dev, "given": [dev], "sources": ["devices"], "roles": ["data"], "rotational": False}
-                      for dev in devices]
+        candidates = [{"device": dev, "given": [dev], "sources": ["devices"], "roles": ["data"], "rotational": False,
+                       "gate_class": "flash"} for dev in devices]
         results = [{"device": dev, "name": "sd%s" % chr(97 + d), "model": "SYNTHETIC SSD", "serial": "S%d" % d,
                     "verdict": VERDICTS[(index + d) % len(VERDICTS)], "reasons": ["synthetic"],
                     "write_iops": 500.0 + 997 * ((index + d) % 40), "p99_sync_latency_ms": 0.3,
                     "runtime_ms": 15000, "cached": False, "cache_age_seconds": None, "plp": {"hint": None}}
                    for d, dev in enumerate(devices)]
         # The registered results of the role's async start task and of async_status.
-        started = [{"group": {"class": "flash"}, "ansible_job_id": "j1", "started": 1, "finished": 0}]
-        finished = [{"finished": 1, "changed": True, "results": results, "job": started[0], "ansible_job_id": "j1"}]
-        records.append(gate_report.host_record("osd-%04d" % index, candidates, started, finished, SETTINGS))
+        started = [{"ansible_job_id": "j1", "started": 1, "finished": 0}]
+        finished = [{"finished": 1, "changed": True, "results": results, "ansible_job_id": "j1"}]
+        records.append(gate_decision.host_record("osd-%04d" % index, candidates, ["flash"], started, finished,
+                                                 SETTINGS))
     return records
 
 
@@ -52,7 +53,7 @@ def main():
     for _repeat in range(args.repeats):
         start = time.perf_counter()
         records = host_records(args.hosts, args.disks)
-        document = gate_report.fleet_document(["osd-%04d" % i for i in range(args.hosts)], records, SETTINGS)
+        document = gate_decision.fleet_document(["osd-%04d" % i for i in range(args.hosts)], records, SETTINGS)
         timings.setdefault("records + fleet document", []).append(time.perf_counter() - start)
         total = time.perf_counter() - start
         for name, build in (("json", gate_report.to_json), ("junit", gate_report.to_junit),

@@ -16,26 +16,30 @@ description:
     ceph-ansible's own variables (C(devices), C(dedicated_devices),
     C(bluestore_wal_devices), the raw-device C(data) of C(lvm_volumes) entries without
     C(data_vg), and the disks C(osd_auto_discovery) picks, honouring
-    C(osd_auto_discovery_exclude)) when any of them is defined (not null in O(ceph_vars)).
-    Else every disk the inventory calls C(available) (source V(available)).
+    C(osd_auto_discovery_exclude)) when any of them is defined (not missing or null in
+    O(variables)). Else every disk the inventory calls C(available) (source V(available)).
   - Auto-discovery follows ceph-ansible, which takes every disk that is not removable, not
     empty, has no partitions and no holders, is not mounted and whose kernel name the exclude
     regular expression does not match from its start (Ansible's C(match) test).
-  - Links are replaced by their targets from O(links) (what C(readlink) printed on the host,
-    as ceph-ansible resolves them); a disk named twice is listed once with every name and source.
+  - Names (kernel names, paths, C(/dev/disk/by-*) links) are mapped to disks through the
+    C(links) of the inventory, which M(cephops.osd_tuning.disk_facts) resolved on the host, as
+    ceph-ansible resolves them with C(readlink -f). A name no disk of the inventory has stays a
+    candidate as given, and the probe reports it missing. A disk named twice is listed once with
+    every name and source.
 author:
   - cephops maintainers (@cephops)
-positional: ceph_vars, explicit, links
+positional: variables, explicit
 options:
   _input:
-    description: The C(disks) list of M(cephops.osd_tuning.disk_facts) (auto-discovery and rotational).
+    description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
     type: list
     elements: dict
     required: true
-  ceph_vars:
-    description: C(devices), C(dedicated_devices), C(bluestore_wal_devices), C(lvm_volumes),
-      C(osd_auto_discovery) and C(osd_auto_discovery_exclude) as ceph-ansible has them; null
-      (or missing) for a variable that is not defined.
+  variables:
+    description:
+      - The host's variables, usually C(vars). The filter reads ceph-ansible's C(devices),
+        C(dedicated_devices), C(bluestore_wal_devices), C(lvm_volumes), C(osd_auto_discovery)
+        and C(osd_auto_discovery_exclude) from them; a missing or null one is not defined.
     type: dict
     required: true
   explicit:
@@ -43,34 +47,34 @@ options:
     type: list
     elements: str
     default: []
-  links:
-    description: Path to resolved path, for every path given.
-    type: dict
-    default: {}
 """
 
 EXAMPLES = r"""
 - name: Choose the disks to probe
   ansible.builtin.set_fact:
+    candidates: "{{ inventory.disks | cephops.osd_tuning.gate_candidates(vars) }}"
+
+- name: Probe two disks whatever ceph-ansible would deploy
+  ansible.builtin.set_fact:
     candidates: >-
-      {{ inventory.disks | cephops.osd_tuning.gate_candidates({'devices': devices,
-         'osd_auto_discovery': false}, [], {'/dev/disk/by-id/wwn-0x5002538e40a1b2c3': '/dev/sdb'}) }}
+      {{ inventory.disks | cephops.osd_tuning.gate_candidates(vars, ['/dev/disk/by-id/wwn-0x5002538e40a1b2c3', 'sdc']) }}
 """
 
 RETURN = r"""
 _value:
-  description: One entry per disk, C(device) (resolved path), C(given) (names as given),
-    C(sources) (variables naming it), C(roles) (V(data), V(db), V(wal)) and C(rotational)
-    (null when the inventory does not list the disk).
+  description: One entry per disk, C(device) (its device node, or the name as given for a disk
+    the inventory does not list), C(given) (names as given), C(sources) (variables naming it),
+    C(roles) (V(data), V(db), V(wal)), C(rotational) (null when the inventory does not list the
+    disk) and C(gate_class) (V(flash) or V(hdd); V(flash) when the inventory does not list it).
   type: list
   elements: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_candidates as candidates_util
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_candidates as candidates_util
 
 
-def gate_candidates(disks, ceph_vars, explicit=None, links=None):
-    return candidates_util.candidates(disks, ceph_vars, explicit, links)
+def gate_candidates(disks, variables, explicit=None):
+    return candidates_util.candidates(disks, variables, explicit)
 
 
 class FilterModule(object):

@@ -21,7 +21,7 @@ description:
     result are never approved.
 author:
   - cephops maintainers (@cephops)
-positional: host, started, finished, settings
+positional: host, classes, started, finished, settings
 options:
   _input:
     description: The candidates.
@@ -32,13 +32,20 @@ options:
     description: The host's inventory name.
     type: str
     required: true
+  classes:
+    description: The disk class (V(flash) or V(hdd)) of each probe job, in the order the jobs were started.
+    type: list
+    elements: str
+    required: true
   started:
-    description: The registered C(results) of the async start task, loop variable C(group) with C(class).
+    description: The registered C(results) of the async start task, one per class of O(classes), in that order.
     type: list
     elements: dict
     required: true
   finished:
-    description: The registered C(results) of the async_status task, loop variable C(job).
+    description:
+      - The registered C(results) of the async_status task that waited for the jobs, one for each
+        started job with an C(ansible_job_id), in the order of O(started).
     type: list
     elements: dict
     required: true
@@ -51,8 +58,8 @@ options:
 EXAMPLES = r"""
 - name: Decide
   ansible.builtin.set_fact:
-    record: "{{ candidates | cephops.osd_tuning.gate_host(inventory_hostname, jobs.results, done.results,
-                {'allow_marginal': false, 'hdd_policy': 'probe'}) }}"
+    record: "{{ candidates | cephops.osd_tuning.gate_host(inventory_hostname, ['flash', 'hdd'], jobs.results,
+                done.results, {'allow_marginal': false, 'hdd_policy': 'probe'}) }}"
 """
 
 RETURN = r"""
@@ -64,11 +71,11 @@ _value:
   type: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 
-def gate_host(candidates, host, started, finished, settings):
-    return gate_report.host_record(host, candidates, started, finished, settings)
+def gate_host(candidates, host, classes, started, finished, settings):
+    return gate_decision.host_record(host, candidates, classes, started, finished, settings)
 
 
 class FilterModule(object):

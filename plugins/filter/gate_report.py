@@ -69,14 +69,15 @@ _value:
 """
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_report as report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_report as report
 
 
 def gate_report(records, output_format, hosts, settings=None, generated_at=None):
     if output_format not in report.BUILDERS:
         raise AnsibleFilterError("gate_report: unknown format %s (one of %s)"
                                  % (output_format, ", ".join(sorted(report.BUILDERS))))
-    document = report.fleet_document(hosts, records, settings or {}, generated_at)
+    document = gate_decision.fleet_document(hosts, records, settings or {}, generated_at)
     return report.BUILDERS[output_format](document)
 
 

@@ -13,8 +13,8 @@ short_description: Choose a block queue value per disk, and the udev rules that 
 version_added: 0.1.0
 description:
   - Takes the disks of M(cephops.osd_tuning.disk_facts) and chooses the value of one queue
-    attribute for each, by disk class (V(ssd), V(hdd), V(nvme), V(virtio)), then model pattern,
-    then serial or WWN; the most specific wins.
+    attribute for each, by the disk's C(class) (V(ssd), V(hdd), V(nvme), V(virtio)), then model
+    pattern, then serial or WWN; the most specific wins.
   - Returns the groups for M(cephops.osd_tuning.block_queue) (this host's disks now) and the
     rules for M(cephops.osd_tuning.udev_queue_rules) (every matching disk at every boot).
   - Scheduler names are translated on single-queue kernels (V(none) to V(noop),
@@ -64,11 +64,11 @@ _value:
   type: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import queueplan
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan as planner
 
 
 def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None):
-    return queueplan.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
+    return planner.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
 
 
 class FilterModule(object):

@@ -21,11 +21,13 @@ import re
 import stat
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness
-from ansible_collections.cephops.osd_tuning.plugins.module_utils.fstab import parse_mountinfo
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.mountinfo import parse_mountinfo
 
 SYS_BLOCK = "/sys/block"
 SYS_CLASS_BLOCK = "/sys/class/block"
-BY_ID_DIR = "/dev/disk/by-id"
+# udev's persistent links live in /dev/disk/by-<kind>/ (by-id, by-path, by-diskseq, ...).
+DISK_LINKS_DIR = "/dev/disk"
+BY_ID_DIR = DISK_LINKS_DIR + "/by-id"
 UDEV_DATA_DIR = "/run/udev/data"
 
 # ceph-volume refuses devices smaller than 5 GB (src/ceph-volume/ceph_volume/util/device.py).
@@ -36,6 +38,9 @@ BLUESTORE_LABEL = b"bluestore block device"
 VIRTUAL_PREFIXES = ("dm-", "md", "rbd", "zram", "nbd")
 # Never candidates: optical drives, RAM disks, floppies.
 IGNORED_PREFIXES = ("sr", "ram", "fd")
+
+# Transports of the SCSI disks (sd*) that the ssd and hdd classes cover; USB disks are not tuned.
+SCSI_TRANSPORTS = ("sata", "ata", "sas", "scsi", "fc", "iscsi")
 
 DISK_ATTRS = (
     "dev", "size", "ro", "removable",
@@ -137,11 +142,15 @@ def _read_attrs(base, names):
     return attrs
 
 
-def _by_id_links():
+def _disk_links():
+    """{kernel name: every /dev/disk/by-*/ link that resolves to it}."""
     links = {}
-    for link in _listdir(BY_ID_DIR):
-        target = os.path.realpath(os.path.join(BY_ID_DIR, link))
-        links.setdefault(os.path.basename(target), []).append(os.path.join(BY_ID_DIR, link))
+    for kind in _listdir(DISK_LINKS_DIR):
+        if not kind.startswith("by-"):
+            continue
+        for link in _listdir(os.path.join(DISK_LINKS_DIR, kind)):
+            path = os.path.join(DISK_LINKS_DIR, kind, link)
+            links.setdefault(os.path.basename(os.path.realpath(path)), []).append(path)
     return links
 
 
@@ -168,7 +177,7 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
             # An unattached loop device has size 0 and is not a disk.
             names = [n for n in names
                      if not (n.startswith("loop") and (_read(os.path.join(SYS_BLOCK, n, "size")) or "0").strip() == "0")]
-    by_id = _by_id_links()
+    disk_links = _disk_links()
     blocks = {}
     for name in names:
         base = os.path.join(SYS_BLOCK, name)
@@ -188,7 +197,7 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
             "partitions": partitions,
             "holders": _listdir(os.path.join(base, "holders")),
             "udev": _read(os.path.join(UDEV_DATA_DIR, "b" + dev)) or "",
-            "by_id": sorted(by_id.get(name, [])),
+            "links": sorted(disk_links.get(name, [])),
             "head": _read_head("/dev/" + name),
             "excl_busy": _is_excl_busy("/dev/" + name),
         }
@@ -331,6 +340,21 @@ def parse_udev(text):
     return props, links
 
 
+def disk_class(name, transport, rotational):
+    """ssd or hdd (SCSI disks, by the kernel's rotational flag), nvme or virtio: the classes the
+    queue roles choose values by; None for disks no class covers (loop, usb, dm, ...)."""
+    if transport in ("nvme", "virtio"):
+        return transport
+    if transport in SCSI_TRANSPORTS and name.startswith("sd"):
+        return "hdd" if rotational else "ssd"
+    return None
+
+
+def gate_class(rotational):
+    """The disk gate's thresholds for a disk: hdd when the kernel calls it rotational, else flash."""
+    return "hdd" if rotational else "flash"
+
+
 def detect_transport(name, sysfs_path, udev_props):
     """Transport from the device's sysfs path, the way lsblk derives TRAN."""
     path = sysfs_path or ""
@@ -432,23 +456,28 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
                 })
         scheduler, schedulers, changeable = parse_scheduler(attrs.get("queue/scheduler"))
         sectors = _int(attrs.get("size"), 0)
-        by_id = sorted(set(block["by_id"]) | set(l for l in udev_links if l.startswith(BY_ID_DIR + "/")))
+        links = sorted(set(block["links"]) | set(l for l in udev_links if l.startswith(DISK_LINKS_DIR + "/by-")))
+        transport = detect_transport(name, block["sysfs_path"], props)
+        rotational = attrs.get("queue/rotational") == "1"
         disk = {
             "name": name,
             "path": "/dev/" + name,
             "devnum": attrs.get("dev"),
-            "by_id": by_id,
+            "by_id": [link for link in links if link.startswith(BY_ID_DIR + "/")],
+            "links": ["/dev/" + name] + links,
             "wwn": _wwn(props, attrs),
             "model": _first(attrs.get("device/model"), props.get("ID_MODEL")),
             "vendor": _first(attrs.get("device/vendor"), props.get("ID_VENDOR")),
             "serial": _serial(props, attrs),
             "firmware": _first(attrs.get("device/firmware_rev"), attrs.get("device/rev"),
                                props.get("ID_REVISION")),
-            "transport": detect_transport(name, block["sysfs_path"], props),
+            "transport": transport,
+            "class": disk_class(name, transport, rotational),
+            "gate_class": gate_class(rotational),
             "size_bytes": sectors * 512,
             "logical_sector_size": _int(attrs.get("queue/logical_block_size")),
             "physical_sector_size": _int(attrs.get("queue/physical_block_size")),
-            "rotational": attrs.get("queue/rotational") == "1",
+            "rotational": rotational,
             "removable": attrs.get("removable") == "1",
             "read_only": attrs.get("ro") == "1",
             "scheduler": scheduler,

@@ -15,6 +15,8 @@ __metaclass__ = type
 import json
 import re
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.mountinfo import split_options, unescape
+
 # Options that only mount(8) or systemd read; the kernel never sees them.
 USERSPACE_OPTIONS = frozenset((
     "defaults", "auto", "noauto", "user", "nouser", "users", "owner", "group", "nofail",
@@ -54,23 +56,6 @@ class OptionError(Exception):
 
 
 # --------------------------------------------------------------------------- options
-
-def split_options(text):
-    """``'rw,context="a,b",noatime'`` -> ['rw', 'context="a,b"', 'noatime'] (quotes keep commas)."""
-    options, current, quoted = [], "", False
-    for char in text or "":
-        if char == '"':
-            quoted = not quoted
-        if char == "," and not quoted:
-            if current:
-                options.append(current)
-            current = ""
-        else:
-            current += char
-    if current:
-        options.append(current)
-    return options
-
 
 def option_key(option):
     return option.split("=", 1)[0]
@@ -228,11 +213,6 @@ def kernel_version(release):
 
 # --------------------------------------------------------------------------- fstab lines
 
-def unescape(field):
-    """fstab and mountinfo write space, tab, newline and backslash as octal (``\\040``)."""
-    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
-
-
 def normalize_path(path):
     path = re.sub(r"/+", "/", path)
     return path.rstrip("/") or "/"
@@ -286,29 +266,6 @@ def replace_lines(text, replacements, appended=()):
 
 def escape(field):
     return "".join("\\%03o" % ord(c) if c in " \t\n\\" else c for c in field)
-
-
-# --------------------------------------------------------------------------- mount tables
-
-def parse_mountinfo(text):
-    """/proc/self/mountinfo -> dicts with target, root, vfs_options, fstype, source,
-    super_options and devnum; a later entry for a target hides an earlier one."""
-    entries = []
-    for line in (text or "").splitlines():
-        fields = line.split(" ")
-        if "-" not in fields or len(fields) < 10:
-            continue
-        sep = fields.index("-")
-        entries.append({
-            "devnum": fields[2],
-            "root": unescape(fields[3]),
-            "target": unescape(fields[4]),
-            "vfs_options": split_options(fields[5]),
-            "fstype": fields[sep + 1],
-            "source": unescape(fields[sep + 2]),
-            "super_options": split_options(fields[sep + 3]) if len(fields) > sep + 3 else [],
-        })
-    return entries
 
 
 def verify_messages(stdout, stderr):
@@ -431,11 +388,6 @@ def fstab_index(lines):
             raise OptionError("%s is on fstab lines %s: which one applies is unclear, fix fstab first"
                               % (target, " and ".join(str(n) for n in numbers)))
     return index
-
-
-def live_index(mountinfo_text):
-    """target -> mountinfo entry; the last one wins because it hides the ones below it."""
-    return dict((entry["target"], entry) for entry in parse_mountinfo(mountinfo_text))
 
 
 def plan_mount(target, entry, mount, options, absent_options, kernel_release, unit=None):

@@ -13,8 +13,9 @@ module: disk_facts
 short_description: Inventory the whole disks of a host and tell which can take a Ceph OSD
 version_added: 0.1.0
 description:
-  - Returns every whole disk of the host in one call, with its identity (stable paths, WWN,
-    model, serial, firmware, transport, size, sector sizes), its block queue settings
+  - Returns every whole disk of the host in one call, with its identity (device node and
+    every C(/dev/disk/by-*) link, WWN, model, serial, firmware, transport, size, sector sizes),
+    its class for the queue roles and the disk gate, its block queue settings
     (rotational, scheduler and whether it can be changed, max_sectors_kb, write cache,
     discard) and what uses it (partitions, holders, mounts, swap, on-disk signatures, root
     filesystem).
@@ -130,6 +131,16 @@ disks:
       type: list
       elements: str
       sample: [/dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001]
+    links:
+      description:
+        - Every name of the whole disk, resolved here once for the roles and filters that map
+          names to disks; the device node first, then every C(/dev/disk/by-*) link to the disk
+          (by-id, by-path, by-diskseq and whatever else udev made), sorted.
+        - Only the device node on hosts without udev.
+      type: list
+      elements: str
+      sample: [/dev/sdb, /dev/disk/by-diskseq/2, /dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001,
+               /dev/disk/by-path/pci-0000:00:1f.2-ata-2]
     wwn:
       description: World wide name from udev or an C(naa.)/C(eui.) wwid in sysfs, else null.
       type: str
@@ -155,6 +166,20 @@ disks:
         V(scsi), V(loop), V(virtual), V(unknown).
       type: str
       sample: sata
+    class:
+      description:
+        - The class the queue roles (io_scheduler, max_sectors_kb) choose a value by.
+        - V(ssd) or V(hdd) for SATA, SAS, SCSI, FC and iSCSI disks (C(sd*)), by the kernel's
+          rotational flag; V(nvme); V(virtio); null for disks no class covers (loop, USB,
+          device-mapper and the like).
+      type: str
+      sample: ssd
+    gate_class:
+      description:
+        - The thresholds the disk gate judges the disk by, V(hdd) when the kernel calls the
+          disk rotational (virtio disks often do), else V(flash).
+      type: str
+      sample: flash
     size_bytes:
       description: Size in bytes.
       type: int

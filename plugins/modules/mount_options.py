@@ -288,7 +288,7 @@ import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fstab, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fstab, mountinfo, records
 
 SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                      "/usr/lib/systemd/system", "/lib/systemd/system")
@@ -422,7 +422,7 @@ class MountOptions:
         except (IOError, OSError) as exc:
             raise Failure("cannot read %s: %s" % (path, exc))
         with open("/proc/self/mountinfo") as handle:
-            live = fstab.live_index(handle.read())
+            live = mountinfo.live_index(handle.read())
         entries = fstab.fstab_index(fstab.parse_fstab(old_text))
         new_fs = self.plan_new_filesystems(entries, live)
         # A filesystem created on an earlier run is managed like any other mount.
@@ -533,7 +533,7 @@ class MountOptions:
         """Read the mount table back: the options must be in effect; filesystem options the
         kernel accepted but does not show yet are reported as pending."""
         with open("/proc/self/mountinfo") as handle:
-            live = fstab.live_index(handle.read())
+            live = mountinfo.live_index(handle.read())
         for plan in plans:
             mount = live.get(plan["mountpoint"])
             if not plan["remounted"] or mount is None:

@@ -253,3 +253,15 @@ def test_overwrite_data_may_only_name_a_candidate(loop_disks, gate):
     assert run.failures == ["disk_gate_overwrite_data names %s, which the gate does not probe on localhost; it may "
                             "only name candidate disks." % other.path]
     assert "Start the sync-write probe" not in run.tasks
+
+
+def test_a_name_no_disk_of_the_inventory_has_is_probed_as_given_and_reported_missing(loop_disks, gate):
+    disk = loop_disks()
+    missing = "/dev/cephops-no-such-disk"
+    run = gate.play([disk], disk_gate_devices=[disk.path, missing], disk_gate_policy="warn")
+    assert run.rc == 0, run.failures
+    assert (run.disk(disk.path)["verdict"], run.disk(disk.path)["class"]) == ("suitable", "hdd")
+    found = run.disk(missing)
+    assert (found["verdict"], found["reasons"], found["approved"]) == (
+        "refused", ["%s: no such device" % missing], False)
+    assert found["class"] == "flash"  # unknown to the inventory: the stricter thresholds

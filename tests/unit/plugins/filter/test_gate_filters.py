@@ -5,23 +5,25 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cephops.osd_tuning.plugins.filter import gate_candidates, gate_host, gate_report
+from ansible_collections.cephops.osd_tuning.plugins.filter import disk_paths, gate_candidates, gate_host, gate_report
 
 
 def test_filters_are_registered_under_their_names():
+    assert set(disk_paths.FilterModule().filters()) == {"disk_paths"}
     assert set(gate_candidates.FilterModule().filters()) == {"gate_candidates"}
     assert set(gate_host.FilterModule().filters()) == {"gate_host"}
     assert set(gate_report.FilterModule().filters()) == {"gate_report"}
 
 
 def test_candidates_to_record_to_every_format():
-    disks = [{"name": "sdb", "removable": False, "size_bytes": 10 ** 12, "partitions": [], "holders": [],
-              "mountpoints": [], "rotational": False}]
+    disks = [{"name": "sdb", "path": "/dev/sdb", "links": ["/dev/sdb"], "removable": False, "size_bytes": 10 ** 12,
+              "partitions": [], "holders": [], "mountpoints": [], "rotational": False, "gate_class": "flash"}]
     candidates = gate_candidates.gate_candidates(disks, {"osd_auto_discovery": True})
-    start = {"group": {"class": "flash"}, "ansible_job_id": "1.2"}
+    start = {"ansible_job_id": "1.2"}
     probed = {"device": "/dev/sdb", "verdict": "suitable", "reasons": [], "write_iops": 9000.0}
-    done = {"job": start, "finished": 1, "results": [probed]}
-    record = gate_host.gate_host(candidates, "osd1", [start], [done], {"allow_marginal": False, "hdd_policy": "probe"})
+    done = {"ansible_job_id": "1.2", "finished": 1, "results": [probed]}
+    record = gate_host.gate_host(candidates, "osd1", ["flash"], [start], [done],
+                                 {"allow_marginal": False, "hdd_policy": "probe"})
     assert record["approved"] == ["/dev/sdb"]
     settings = {"policy": "block", "thresholds": {"flash": {"min_iops": 5000, "marginal_min_iops": 1000}}}
     outputs = dict((fmt, gate_report.gate_report([record], fmt, ["osd1"], settings, "now"))
@@ -34,3 +36,9 @@ def test_candidates_to_record_to_every_format():
 def test_unknown_format_names_the_known_ones():
     with pytest.raises(AnsibleFilterError, match="unknown format pdf .one of cephadm_spec, html, json, junit, markdown, table."):
         gate_report.gate_report([], "pdf", [])
+
+
+def test_disk_paths_map_names_through_the_inventory_links():
+    disks = [{"name": "sdb", "path": "/dev/sdb", "links": ["/dev/sdb", "/dev/disk/by-id/wwn-0x5000c500a1b2c3d4"]}]
+    assert disk_paths.disk_paths(["/dev/disk/by-id/wwn-0x5000c500a1b2c3d4", "sdb", "sdz", "/dev/disk/by-id/gone"],
+                                 disks) == ["/dev/sdb", "/dev/sdb", "/dev/sdz", "/dev/disk/by-id/gone"]

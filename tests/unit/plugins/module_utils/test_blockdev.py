@@ -81,6 +81,59 @@ def test_queue_fields_of_a_loop_disk(host_zoo):
     assert loop["rotational"] is True
 
 
+def test_class_gate_class_and_links_of_the_captured_host(host_zoo):
+    # A virtio disk that reports rotational, as QEMU's do: its own class, the HDD thresholds.
+    assert (host_zoo["vda"]["class"], host_zoo["vda"]["gate_class"]) == ("virtio", "hdd")
+    # Loop devices: no class the queue roles tune; rotational here, so HDDs to the gate.
+    assert set((d["class"], d["gate_class"]) for name, d in host_zoo.items() if name != "vda") == {(None, "hdd")}
+    # No udev on this host: a disk's only name is its device node.
+    assert all(d["links"] == [d["path"]] and d["by_id"] == [] for d in host_zoo.values())
+
+
+def test_links_gather_every_by_link_of_the_disk_from_the_directories_and_udev(snapshot):
+    found = snapshot("host_loop_zoo")
+    vda = found["blocks"]["vda"]
+    vda["links"] = ["/dev/disk/by-path/pci-0000:00:02.0", "/dev/disk/by-diskseq/1"]
+    vda["udev"] = ("S:disk/by-id/virtio-overlayblk\nS:disk/by-path/pci-0000:00:02.0\nS:vda-alias\n"
+                   "E:ID_SERIAL=overlayblk\n")
+    disk = dict((d["name"], d) for d in blockdev.build_disks(found))["vda"]
+    assert disk["links"] == ["/dev/vda", "/dev/disk/by-diskseq/1", "/dev/disk/by-id/virtio-overlayblk",
+                             "/dev/disk/by-path/pci-0000:00:02.0"]
+    assert disk["by_id"] == ["/dev/disk/by-id/virtio-overlayblk"]
+
+
+def test_disk_links_are_read_from_every_by_directory(tmp_path, monkeypatch):
+    for kind, link, target in (("by-id", "wwn-0x5000c500a1b2c3d4", "../../sdb"),
+                               ("by-id", "wwn-0x5000c500a1b2c3d4-part1", "../../sdb1"),
+                               ("by-path", "pci-0000:00:1f.2-ata-2", "../../sdb"),
+                               ("by-diskseq", "7", "../../nvme0n1")):
+        (tmp_path / kind).mkdir(exist_ok=True)
+        (tmp_path / kind / link).symlink_to(target)
+    (tmp_path / "not-a-link-dir").mkdir()
+    monkeypatch.setattr(blockdev, "DISK_LINKS_DIR", str(tmp_path))
+    found = blockdev._disk_links()
+    assert sorted(found["sdb"]) == [str(tmp_path / "by-id" / "wwn-0x5000c500a1b2c3d4"),
+                                    str(tmp_path / "by-path" / "pci-0000:00:1f.2-ata-2")]
+    assert found["nvme0n1"] == [str(tmp_path / "by-diskseq" / "7")]
+    assert sorted(found) == ["nvme0n1", "sdb", "sdb1"]
+
+
+@pytest.mark.parametrize("name,transport,rotational,expected", [
+    ("sda", "sata", False, "ssd"),
+    ("sdb", "sata", True, "hdd"),
+    ("sdc", "sas", True, "hdd"),
+    ("sdd", "iscsi", False, "ssd"),
+    ("sde", "usb", False, None),
+    ("nvme0n1", "nvme", False, "nvme"),
+    ("vdb", "virtio", True, "virtio"),
+    ("loop0", "loop", False, None),
+    ("dm-0", "virtual", False, None),
+])
+def test_disk_class(name, transport, rotational, expected):
+    assert blockdev.disk_class(name, transport, rotational) == expected
+    assert blockdev.gate_class(rotational) == ("hdd" if rotational else "flash")
+
+
 def test_custom_minimum_size_names_its_bytes(snapshot):
     disks = {d["name"]: d for d in blockdev.build_disks(snapshot("host_loop_zoo"), min_size_bytes=16 * 1024 ** 3)}
     assert disks["loop0"]["reject_reasons"] == ["Insufficient space (<17179869184 bytes)"]

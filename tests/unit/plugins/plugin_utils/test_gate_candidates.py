@@ -1,18 +1,21 @@
 """gate_candidates: the disks ceph-ansible would deploy, from each of its variables."""
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import gate_candidates
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_candidates
 
 
-def disk(name, rotational=False, **changes):
-    record = {"name": name, "removable": False, "size_bytes": 960 * 10 ** 9, "partitions": [], "holders": [],
-              "mountpoints": [], "rotational": rotational}
+def disk(name, rotational=False, links=(), **changes):
+    """A disk as disk_facts reports it, with the fields the gate reads."""
+    record = {"name": name, "path": "/dev/" + name, "links": ["/dev/" + name] + list(links), "removable": False,
+              "size_bytes": 960 * 10 ** 9, "partitions": [], "holders": [], "mountpoints": [], "rotational": rotational,
+              "gate_class": "hdd" if rotational else "flash"}
     record.update(changes)
     return record
 
 
 INVENTORY = [
     disk("sda", partitions=["sda1", "sda2"], mountpoints=["/"]),  # the system disk
-    disk("sdb"), disk("sdc"), disk("sdd", rotational=True),
+    disk("sdb", links=["/dev/disk/by-id/wwn-0x5002538e40a1b2c3", "/dev/disk/by-path/pci-0000:00:1f.2-ata-2"]),
+    disk("sdc"), disk("sdd", rotational=True),
     disk("sde", removable=True),  # a USB stick
     disk("sdf", holders=["dm-0"]),  # an LVM PV
     disk("sdg", size_bytes=0),  # an empty card reader slot
@@ -31,6 +34,7 @@ def test_devices_dedicated_and_wal_devices_in_ceph_ansible_order():
                                  ("/dev/nvme0n1", ["dedicated_devices"], ["db"]),
                                  ("/dev/sdd", ["bluestore_wal_devices"], ["wal"])]
     assert [c["rotational"] for c in found] == [False, False, False, True]
+    assert [c["gate_class"] for c in found] == ["flash", "flash", "flash", "hdd"]
 
 
 def test_lvm_volumes_give_only_raw_device_data():
@@ -66,17 +70,24 @@ def test_auto_discovery_off_adds_nothing():
 def test_by_id_links_resolve_and_a_disk_named_twice_is_probed_once():
     link = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
     found = gate_candidates.candidates(INVENTORY, {"devices": [link, "/dev/sdc"], "dedicated_devices": ["/dev/sdb"],
-                                                   "osd_auto_discovery": True},
-                                       links={link: "/dev/sdb", "/dev/sdc": "/dev/sdc"})
+                                                   "osd_auto_discovery": True})
     assert found[0] == {"device": "/dev/sdb", "given": [link, "/dev/sdb"],
                         "sources": ["devices", "dedicated_devices", "osd_auto_discovery"], "roles": ["data", "db"],
-                        "rotational": False}
+                        "rotational": False, "gate_class": "flash"}
     assert [c["device"] for c in found] == ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/nvme0n1"]
+
+
+def test_every_link_of_the_inventory_names_its_disk():
+    found = gate_candidates.candidates(INVENTORY, {}, ["/dev/disk/by-path/pci-0000:00:1f.2-ata-2", "sdb"])
+    assert [(c["device"], c["given"]) for c in found] == [
+        ("/dev/sdb", ["/dev/disk/by-path/pci-0000:00:1f.2-ata-2", "/dev/sdb"])]
 
 
 def test_unresolved_link_stays_as_given_with_unknown_class():
     found = gate_candidates.candidates(INVENTORY, {"devices": ["/dev/disk/by-path/pci-0000:00:1f.2-ata-9"]})
     assert (found[0]["device"], found[0]["rotational"]) == ("/dev/disk/by-path/pci-0000:00:1f.2-ata-9", None)
+    # Unknown counts as flash, the stricter thresholds.
+    assert found[0]["gate_class"] == "flash"
 
 
 def test_explicit_list_replaces_the_ceph_ansible_variables():

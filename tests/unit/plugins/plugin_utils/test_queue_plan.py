@@ -1,11 +1,14 @@
-"""queueplan on disks as disk_facts reports them."""
+"""queue_plan on disks as disk_facts reports them."""
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import queueplan
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
 
 
 def disk(name, transport, rotational=False, model="", serial=None, wwn=None, schedulers=None):
+    """A disk as disk_facts reports it, class included."""
     return dict(name=name, transport=transport, rotational=rotational, model=model, serial=serial, wwn=wwn,
-                schedulers=schedulers or ["mq-deadline", "kyber", "bfq", "none"])
+                schedulers=schedulers or ["mq-deadline", "kyber", "bfq", "none"],
+                **{"class": blockdev.disk_class(name, transport, rotational)})
 
 
 ZOO = [
@@ -19,11 +22,18 @@ CLASSES = {"ssd": "none", "hdd": "mq-deadline", "nvme": "none", "virtio": None}
 
 
 def test_disk_classes():
-    assert [queueplan.disk_class(d) for d in ZOO] == ["ssd", "hdd", "nvme", "virtio", None]
+    assert [d["class"] for d in ZOO] == ["ssd", "hdd", "nvme", "virtio", None]
+
+
+def test_the_class_disk_facts_gives_decides():
+    # A disk whose class says virtio is tuned as virtio, whatever its name or transport.
+    odd = dict(disk("sdz", "sata"), **{"class": "virtio"})
+    assert queue_plan.plan([odd], "scheduler", {"ssd": "none", "virtio": "mq-deadline"})["chosen"] == {
+        "sdz": {"value": "mq-deadline", "source": "class virtio"}}
 
 
 def test_classes_group_disks_and_skip_unmanaged():
-    result = queueplan.plan(ZOO, "scheduler", CLASSES)
+    result = queue_plan.plan(ZOO, "scheduler", CLASSES)
     assert result["queues"] == [
         {"devices": ["nvme0n1", "sda"], "attributes": {"scheduler": "none"}},
         {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline"}},
@@ -35,7 +45,7 @@ def test_classes_group_disks_and_skip_unmanaged():
 def test_most_specific_choice_wins():
     models = [{"model": "CEPHOPS*", "scheduler": "kyber"}]
     overrides = [{"serial": "CEPHOPS-SSD-0001", "scheduler": "bfq"}]
-    chosen = queueplan.plan(ZOO, "scheduler", CLASSES, models, overrides)["chosen"]
+    chosen = queue_plan.plan(ZOO, "scheduler", CLASSES, models, overrides)["chosen"]
     assert chosen["sda"] == {"value": "bfq", "source": "disk CEPHOPS-SSD-0001"}
     assert chosen["sdb"] == {"value": "kyber", "source": "model CEPHOPS*"}
     assert "vdb" not in chosen  # no model, and the virtio class is not managed
@@ -43,14 +53,14 @@ def test_most_specific_choice_wins():
 
 def test_wwn_override():
     disks = [disk("sdc", "sas", wwn="0x5000c500a1b2c3d4")]
-    result = queueplan.plan(disks, "max_sectors_kb", {}, overrides=[{"wwn": "0x5000c500a1b2c3d4", "max_sectors_kb": 64}])
+    result = queue_plan.plan(disks, "max_sectors_kb", {}, overrides=[{"wwn": "0x5000c500a1b2c3d4", "max_sectors_kb": 64}])
     assert result["queues"] == [{"devices": ["sdc"], "attributes": {"max_sectors_kb": 64}}]
     assert result["rules"] == [{"comment": "disk 0x5000c500a1b2c3d4", "match": {"ENV{ID_WWN}": "0x5000c500a1b2c3d4"},
                                 "attributes": {"max_sectors_kb": 64}}]
 
 
 def test_tunables_travel_with_their_scheduler():
-    result = queueplan.plan(ZOO, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
+    result = queue_plan.plan(ZOO, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
     assert {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 1}} in result["queues"]
     hdd_rule = [r for r in result["rules"] if r["comment"] == "class hdd"][0]
     assert hdd_rule == {"comment": "class hdd", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "1"},
@@ -58,8 +68,8 @@ def test_tunables_travel_with_their_scheduler():
 
 
 def test_rules_cover_classes_models_and_disks_in_that_order():
-    rules = queueplan.plan(ZOO, "scheduler", CLASSES, [{"model": "CEPHOPS HDD", "scheduler": "bfq"}],
-                           [{"serial": "CEPHOPS-NVME-0001", "scheduler": "mq-deadline"}])["rules"]
+    rules = queue_plan.plan(ZOO, "scheduler", CLASSES, [{"model": "CEPHOPS HDD", "scheduler": "bfq"}],
+                            [{"serial": "CEPHOPS-NVME-0001", "scheduler": "mq-deadline"}])["rules"]
     assert [r["comment"] for r in rules] == ["class ssd", "class hdd", "class nvme", "model CEPHOPS HDD",
                                              "disk CEPHOPS-NVME-0001"]
     assert rules[3]["match"] == {"ATTRS{model}": "CEPHOPS HDD*"}
@@ -69,7 +79,7 @@ def test_rules_cover_classes_models_and_disks_in_that_order():
 def test_legacy_kernel_gets_legacy_names():
     legacy = [disk("sda", "sata", schedulers=["noop", "deadline", "cfq"]),
               disk("sdb", "sata", rotational=True, schedulers=["noop", "deadline", "cfq"])]
-    result = queueplan.plan(legacy, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
+    result = queue_plan.plan(legacy, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
     assert result["legacy"] is True
     assert result["queues"] == [
         {"devices": ["sda"], "attributes": {"scheduler": "noop"}},
@@ -80,13 +90,13 @@ def test_legacy_kernel_gets_legacy_names():
 
 def test_no_translation_for_other_attributes():
     legacy = [disk("sda", "sata", schedulers=["noop", "deadline", "cfq"])]
-    assert queueplan.plan(legacy, "max_sectors_kb", {"ssd": 64})["legacy"] is False
+    assert queue_plan.plan(legacy, "max_sectors_kb", {"ssd": 64})["legacy"] is False
 
 
 def test_max_sectors_clamped_per_disk_with_an_identity_rule():
     disks = [dict(disk("sda", "sata", serial="SSD-A"), max_hw_sectors_kb=128),
              dict(disk("sdb", "sata", serial="SSD-B"), max_hw_sectors_kb=32767)]
-    result = queueplan.plan(disks, "max_sectors_kb", {"ssd": 1024})
+    result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 1024})
     assert result["chosen"] == {"sda": {"value": 128, "source": "class ssd"},
                                 "sdb": {"value": 1024, "source": "class ssd"}}
     assert result["warnings"] == ["sda: max_sectors_kb 1024 clamped to its max_hw_sectors_kb 128"]
@@ -96,18 +106,18 @@ def test_max_sectors_clamped_per_disk_with_an_identity_rule():
 
 def test_clamp_without_identity_is_said():
     disks = [dict(disk("sda", "sata"), max_hw_sectors_kb=128)]
-    result = queueplan.plan(disks, "max_sectors_kb", {"ssd": 512})
+    result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 512})
     assert result["warnings"][-1].startswith("sda: no serial or WWN, so its udev rule cannot be clamped")
 
 
 def test_zero_leaves_a_class_alone():
-    assert queueplan.plan(ZOO, "max_sectors_kb", {"ssd": 0, "hdd": 64})["chosen"] == {
+    assert queue_plan.plan(ZOO, "max_sectors_kb", {"ssd": 0, "hdd": 64})["chosen"] == {
         "sdb": {"value": 64, "source": "class hdd"}}
 
 
 def test_changing_lists_disks_whose_value_differs():
     disks = [dict(disk("sda", "sata"), max_sectors_kb=128, max_hw_sectors_kb=512),
              dict(disk("sdb", "sata"), max_sectors_kb=64, max_hw_sectors_kb=512)]
-    assert queueplan.plan(disks, "max_sectors_kb", {"ssd": 64})["changing"] == ["sda"]
+    assert queue_plan.plan(disks, "max_sectors_kb", {"ssd": 64})["changing"] == ["sda"]
     schedulers = [dict(disk("sda", "sata"), scheduler="mq-deadline"), dict(disk("nvme0n1", "nvme"), scheduler="none")]
-    assert queueplan.plan(schedulers, "scheduler", CLASSES)["changing"] == ["sda"]
+    assert queue_plan.plan(schedulers, "scheduler", CLASSES)["changing"] == ["sda"]

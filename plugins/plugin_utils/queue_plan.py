@@ -3,8 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Which queue value each disk gets, now (block_queue) and at every boot (udev rules).
 
-A value is chosen per disk class (ssd, hdd, nvme, virtio), then per model pattern, then per
-disk (serial or WWN); the most specific wins. Runtime groups name the disks of this host;
+A value is chosen per disk class (ssd, hdd, nvme, virtio: the ``class`` disk_facts gives each
+disk), then per model pattern, then per disk (serial or WWN); the most specific wins. Runtime groups name the disks of this host;
 udev rules match classes and identities, so a replaced disk of the same class is tuned too.
 """
 
@@ -26,18 +26,6 @@ CLASS_RULES = {
 CLASSES = tuple(CLASS_RULES)
 # A class set to one of these is left alone (0 is no valid size, "" no scheduler).
 UNMANAGED = (None, "", 0)
-
-
-def disk_class(disk):
-    """ssd, hdd, nvme, virtio, or None for disks no class covers (loop, usb, dm, ...)."""
-    transport = disk.get("transport")
-    if transport == "nvme":
-        return "nvme"
-    if transport == "virtio":
-        return "virtio"
-    if transport in ("sata", "ata", "sas", "scsi", "fc", "iscsi") and disk["name"].startswith("sd"):
-        return "hdd" if disk.get("rotational") else "ssd"
-    return None
 
 
 def is_legacy(disks):
@@ -62,7 +50,7 @@ def choose(disk, attribute, classes, models=(), overrides=()):
     for entry in models:
         if _model_matches(entry["model"], disk.get("model")):
             return entry[attribute], "model %s" % entry["model"]
-    cls = disk_class(disk)
+    cls = disk["class"]
     if cls and classes.get(cls) not in UNMANAGED:
         return classes[cls], "class %s" % cls
     return None, None

@@ -1,0 +1,164 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The disk gate's decisions, pure functions of the candidates and the probe jobs.
+
+``host_record`` turns one host's candidates and probe jobs into approved and blocked disks;
+``fleet_document`` gathers every host's record (hosts without one count as not approved)
+into the document the renderers of gate_report.py turn into reports.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_candidates import DROPPABLE_SOURCES
+
+NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
+
+# Reference drives for the chart. Seed 001: the seed probe (4k random writes, fsync after each).
+# Seed 003: the journal test (sequential 4k O_DSYNC writes, one job), published in MB/s and
+# converted here at 256 IOPS per MB/s (fio's old MB = 1024 KiB, 4 KiB per write).
+REFERENCE_DRIVES = (
+    {"label": "Samsung 850 Pro 256GB", "iops": 384, "kind": "consumer SATA", "source": "seed 003, 1.5 MB/s"},
+    {"label": "Samsung 980", "iops": 574, "kind": "consumer NVMe", "source": "seed 001"},
+    {"label": "Crucial MX200", "iops": 947, "kind": "consumer SATA", "source": "seed 003, 3.7 MB/s"},
+    {"label": "Intel DC S3500", "iops": 8713, "kind": "enterprise SATA", "source": "seed 001"},
+    {"label": "Samsung SM863 240GB", "iops": 16563, "kind": "enterprise SATA", "source": "seed 003, 64.7 MB/s"},
+    {"label": "Kioxia CD6", "iops": 36600, "kind": "enterprise NVMe", "source": "seed 001"},
+)
+
+
+def passes(verdict, allow_marginal):
+    """True, False, or None while undecided (check mode plans a probe without a verdict)."""
+    if verdict is None:
+        return None
+    return verdict in ("suitable", "skipped") or (verdict == "marginal" and bool(allow_marginal))
+
+
+def job_outcomes(classes, started, finished):
+    """{class: {"results": [...]} or {"error": why}} of the probe jobs of one host.
+
+    ``classes`` names the disk class of each job in the order the jobs were started,
+    ``started`` holds the registered results of the async start task in that order, and
+    ``finished`` those of async_status: one for each started job with an ``ansible_job_id``,
+    in the same order. Anything but a finished, successful job is an error: the gate fails
+    closed."""
+    statuses = iter(finished or [])
+    outcomes = {}
+    for group, start in zip(classes, started or []):
+        status = next(statuses, None) if "ansible_job_id" in start else None
+        if start.get("skipped"):
+            continue
+        if start.get("unreachable"):
+            outcomes[group] = {"error": "host unreachable when the probe started: %s" % start.get("msg", "")}
+        elif start.get("failed") or not start.get("ansible_job_id"):
+            outcomes[group] = {"error": "the probe did not start: %s" % start.get("msg", "")}
+        elif status is None:
+            outcomes[group] = {"error": "no status of the probe job"}
+        elif status.get("unreachable"):
+            outcomes[group] = {"error": "host unreachable during the probe: %s" % status.get("msg", "")}
+        elif status.get("failed") or not status.get("finished") or "results" not in status:
+            # A module failure arrives as a finished job with a msg and no results, its failed
+            # flag cleared by the poll's failed_when.
+            outcomes[group] = {"error": "the probe failed: %s" % (status.get("msg") or "unfinished")}
+        else:
+            outcomes[group] = {"results": status.get("results") or []}
+    return outcomes
+
+
+def _disk_entry(candidate, group, result, allow_marginal):
+    entry = {
+        "device": candidate["device"], "given": list(candidate["given"]), "sources": list(candidate["sources"]),
+        "roles": list(candidate["roles"]), "class": group,
+        "name": None, "model": None, "serial": None, "wwn": None, "firmware": None, "size_bytes": None,
+        "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
+        "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
+        "cache_age_seconds": None, "plp_hint": None,
+    }
+    for key in ("name", "model", "serial", "wwn", "firmware", "size_bytes", "transport", "verdict", "reasons",
+                "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached", "cache_age_seconds"):
+        if key in result:
+            entry[key] = result[key]
+    if result.get("rotational") is not None:
+        entry["rotational"] = result["rotational"]
+    entry["plp_hint"] = (result.get("plp") or {}).get("hint")
+    entry["approved"] = passes(entry["verdict"], allow_marginal)
+    entry["gated"] = entry["verdict"] != "skipped"
+    return entry
+
+
+def host_record(host, candidates, classes, started, finished, settings):
+    """One host's decision: every candidate with its verdict and whether it is approved.
+
+    ``classes``, ``started`` and ``finished`` describe the probe jobs (see job_outcomes).
+    ``settings``: ``policy``, ``allow_marginal``, ``hdd_policy`` (probe or skip) and
+    ``cephadm_host`` (the host's name in the orchestrator). A disk whose probe errored or
+    gave no result is never approved.
+    """
+    outcomes = job_outcomes(classes, started, finished)
+    by_device = {}
+    for outcome in outcomes.values():
+        for result in outcome.get("results", []):
+            by_device.setdefault(result.get("device"), result)
+    disks, errors = [], sorted(set(o["error"] for o in outcomes.values() if "error" in o))
+    for candidate in candidates:
+        group = candidate["gate_class"]
+        if group == "hdd" and settings.get("hdd_policy") == "skip":
+            result = {"verdict": "skipped", "reasons": ["rotational disk: not gated (disk_gate_hdd_policy skip)"]}
+        elif "error" in outcomes.get(group, {}):
+            result = {"verdict": "error", "reasons": [outcomes[group]["error"]]}
+        else:
+            result = by_device.get(candidate["device"]) or {
+                "verdict": "error", "reasons": ["the probe returned no result for this disk"]}
+        disks.append(_disk_entry(candidate, group, result, settings.get("allow_marginal")))
+    chosen_by = []
+    for candidate in candidates:
+        chosen_by += [source for source in candidate["sources"] if source not in chosen_by]
+    return _summarise({"host": host, "cephadm_host": settings.get("cephadm_host") or host,
+                       "status": "error" if errors else "ok", "errors": errors, "chosen_by": chosen_by,
+                       "disks": disks})
+
+
+def _summarise(record):
+    disks = record["disks"]
+    record["approved"] = [d["device"] for d in disks if d["approved"]]
+    record["blocked"] = [d["device"] for d in disks if d["approved"] is False]
+    record["pending"] = [d["device"] for d in disks if d["approved"] is None]
+    # What `devices` becomes under the exclude policy: the approved data disks, in order.
+    record["devices"] = [d["device"] for d in disks if d["approved"] and "data" in d["roles"]
+                         and set(d["sources"]) <= set(DROPPABLE_SOURCES)]
+    record["blocked_not_droppable"] = [d["device"] for d in disks if d["approved"] is False
+                                       and not set(d["sources"]) <= set(DROPPABLE_SOURCES)]
+    record["passed"] = record["status"] == "ok" and not record["blocked"] and not record["pending"]
+    return record
+
+
+def missing_record(host):
+    return _summarise({"host": host, "cephadm_host": host, "status": "no_result", "errors": [NO_RESULT],
+                       "chosen_by": [], "disks": []})
+
+
+def fleet_document(hosts, records, settings, generated_at=None):
+    """The report every builder renders: one entry per host of the play, in order; a host
+    without a record (unreachable, failed before the gate) is listed as not passed."""
+    records = list(records or [])
+    records += [None] * (len(hosts) - len(records))
+    entries = [record if record else missing_record(host) for host, record in zip(hosts, records)]
+    disks = [d for entry in entries for d in entry["disks"]]
+    return {
+        "generated_at": generated_at,
+        "settings": settings,
+        "summary": {
+            "hosts": len(entries),
+            "hosts_passed": sum(1 for e in entries if e["passed"]),
+            "hosts_without_result": sum(1 for e in entries if e["status"] == "no_result"),
+            "disks": len(disks),
+            "approved": sum(1 for d in disks if d["approved"]),
+            "blocked": sum(1 for d in disks if d["approved"] is False),
+            "pending": sum(1 for d in disks if d["approved"] is None),
+            "cached": sum(1 for d in disks if d["cached"]),
+        },
+        "hosts": entries,
+        "reference_drives": list(REFERENCE_DRIVES),
+    }

@@ -1,0 +1,381 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The disk gate's reports: one renderer per format of the fleet document (gate_decision.py).
+
+JSON is the document itself, JUnit is built with xml.etree and the cephadm spec with
+yaml.safe_dump_all; the text table, Markdown and HTML (with an SVG chart per host) are the
+Jinja2 templates below. Device names and models come from hardware, so every renderer
+escapes what it emits: each value a template prints goes through the filter of its format
+(``h`` for HTML and SVG, ``md`` for Markdown, ``text`` for the table).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import math
+import re
+import xml.etree.ElementTree as ET
+from html import escape
+
+import yaml
+from jinja2 import Environment, StrictUndefined
+
+# --------------------------------------------------------------------------- shared formatting
+
+
+def _approval(disk):
+    return {True: "approved", False: "blocked", None: "pending"}[disk["approved"]]
+
+
+def _iops(value):
+    return "-" if value is None else "{0:,.0f}".format(value).replace(",", " ")
+
+
+def _ms(value):
+    return "-" if value is None else ("%.3f" % value).rstrip("0").rstrip(".")
+
+
+def _cached(disk):
+    if not disk["cached"]:
+        return "no"
+    return "yes (%s h old)" % _ms(round(disk["cache_age_seconds"] / 3600.0, 1))
+
+
+# XML 1.0 cannot carry most control characters even escaped; hardware strings may hold them.
+_XML_INVALID = re.compile(u"[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _text(value):
+    return _XML_INVALID.sub(u"\ufffd", u"" if value is None else u"%s" % value)
+
+
+CHOSEN_BY = {"disk_gate_devices": "the explicit list (disk_gate_devices)",
+             "available": "every disk disk_facts calls available (no explicit list, no ceph-ansible variable set)"}
+
+
+def _chosen_by(record):
+    """Which rule and variables named the disks (see gate_candidates), in words."""
+    words = [CHOSEN_BY.get(source, "ceph-ansible's " + source) for source in record.get("chosen_by") or []]
+    return ", ".join(words) or "none"
+
+
+def _md(value):
+    """A Markdown table cell: pipes and newlines would break the table, and renderers pass
+    HTML through, so it is escaped too."""
+    text = escape(_text(value), quote=False)
+    return re.sub(r"\s+", " ", text).replace("|", "\\|").strip() or "-"
+
+
+VERDICT_COLOURS = {"suitable": "#2e7d32", "marginal": "#f9a825", "unsuitable": "#c62828"}
+CHART = {"label_width": 190, "plot_width": 520, "row": 22, "top": 34, "bottom": 34, "low": 10, "high": 100000}
+
+
+def _x(iops):
+    """Horizontal position of an IOPS figure on the chart's log scale."""
+    low, high = math.log10(CHART["low"]), math.log10(CHART["high"])
+    value = math.log10(min(max(iops, CHART["low"]), CHART["high"]))
+    return CHART["label_width"] + (value - low) / (high - low) * CHART["plot_width"]
+
+
+def _html(value):
+    return escape(_text(value))
+
+
+class _Environment(Environment):
+    """Templates of the fleet document: ``a.b`` looks up the key ``b`` of a dict first, the
+    faster way for documents made of dicts."""
+
+    def getattr(self, obj, attribute):
+        try:
+            return obj[attribute]
+        except (TypeError, LookupError):
+            return Environment.getattr(self, obj, attribute)
+
+
+_ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
+_ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, approval=_approval, chosen_by=_chosen_by,
+                    md=_md, h=_html, x=_x)
+
+# --------------------------------------------------------------------------- text table
+
+HOST_TABLE = _ENV.from_string("""\
+{% for row in rows %}
+{% set line %}{% for cell in row[:-1] %}{{ cell.ljust(widths[loop.index0]) }}  {% endfor %}{{ row[-1] }}{% endset %}
+{{ line.rstrip() }}
+{% endfor %}
+{% for error in record.errors %}
+{{ ("error: " ~ error | text).rstrip() }}
+{% endfor %}
+disks chosen by: {{ record | chosen_by }}""")
+
+
+def host_table(record):
+    """Plain-text table of one host's disks, the message of a blocked host."""
+    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "DECISION", "REASONS")
+    rows = [header] + [tuple(_text(cell) for cell in (
+        d["device"], d["class"], d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
+        _cached(d), _approval(d), "; ".join(d["reasons"]))) for d in record["disks"]]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
+    return HOST_TABLE.render(rows=rows, widths=widths, record=record)
+
+
+def to_table(document):
+    """Every host's text table under a line naming it and its state."""
+    return "\n\n".join("%s: %s\n%s" % (_text(entry["host"]), "passed" if entry["passed"] else "not passed",
+                                       host_table(entry)) for entry in document["hosts"])
+
+
+# --------------------------------------------------------------------------- JSON and JUnit
+
+def to_json(document):
+    return json.dumps(document, indent=2, sort_keys=True)
+
+
+def to_junit(document):
+    """One test suite per host, one test case per disk; a blocked disk is a failure, a disk
+    not gated (HDD skip) or still pending (check mode) is skipped, a host without a record
+    is one failing test case."""
+    root = ET.Element("testsuites", name="disk_gate")
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    for entry in document["hosts"]:
+        suite = ET.SubElement(root, "testsuite", name=_text(entry["host"]))
+        counts = {"tests": 0, "failures": 0, "skipped": 0}
+        cases = [(d["device"] + (" (%s)" % d["model"] if d["model"] else ""), d) for d in entry["disks"]]
+        if not entry["disks"] and entry["errors"]:
+            cases = [("host", None)]
+        for name, disk in cases:
+            counts["tests"] += 1
+            seconds = (disk or {}).get("runtime_ms") if disk and not disk["cached"] else None
+            case = ET.SubElement(suite, "testcase", classname=_text("disk_gate." + entry["host"]), name=_text(name),
+                                 time="%.3f" % ((seconds or 0) / 1000.0))
+            if disk is None:
+                counts["failures"] += 1
+                failure = ET.SubElement(case, "failure", type="no_result", message=_text(entry["errors"][0]))
+                failure.text = _text("\n".join(entry["errors"]))
+            elif disk["approved"] is False:
+                counts["failures"] += 1
+                failure = ET.SubElement(case, "failure", type=_text(disk["verdict"]),
+                                        message=_text("%s: %s" % (disk["verdict"], "; ".join(disk["reasons"]))))
+                failure.text = _text("\n".join(disk["reasons"]))
+            elif disk["approved"] is None or not disk["gated"]:
+                counts["skipped"] += 1
+                ET.SubElement(case, "skipped", message=_text("; ".join(disk["reasons"])))
+            else:
+                out = ET.SubElement(case, "system-out")
+                out.text = _text("%s, %s sync IOPS, p99 %s ms%s" % (
+                    disk["verdict"], _iops(disk["write_iops"]), _ms(disk["p99_sync_latency_ms"]),
+                    ", cached" if disk["cached"] else ""))
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+        suite.set("errors", "0")
+    for key, value in totals.items():
+        root.set(key, str(value))
+    root.set("errors", "0")
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# --------------------------------------------------------------------------- Markdown
+
+MARKDOWN = _ENV.from_string("""\
+{% set summary = document.summary %}
+# Disk gate report
+
+Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ summary.hosts }} hosts passed; \
+{{ summary.approved }} of {{ summary.disks }} disks approved, {{ summary.blocked }} blocked, \
+{{ summary.pending }} pending, {{ summary.cached }} from cache.
+
+{% for entry in document.hosts %}
+- Disks of {{ entry.host | md }} chosen by {{ entry | chosen_by | md }}.
+{% endfor %}
+
+| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Decision | Reasons |
+| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- |
+{% for entry in document.hosts %}
+{% if not entry.disks %}
+| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
+{% endif %}
+{% for disk in entry.disks %}
+| {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk["class"] | md }} | \
+{{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
+{{ disk | cached | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{% endfor %}
+{% endfor %}
+
+Reference drives (sync IOPS): \
+{% for drive in document.reference_drives %}{{ drive.label | md }} {{ drive.iops | iops }} ({{ drive.source | md }})\
+{{ ", " if not loop.last }}{% endfor %}
+
+""")
+
+
+def to_markdown(document):
+    return MARKDOWN.render(document=document)
+
+
+# --------------------------------------------------------------------------- HTML and SVG
+
+def _thresholds_in_use(entry, settings):
+    """The threshold lines of the disk classes gated on this host: flash solid, HDD dotted."""
+    lines = []
+    for group in sorted(set(d["class"] for d in entry["disks"] if d["gated"])):
+        limits = (settings.get("thresholds") or {}).get(group) or {}
+        for key, colour, text in (("min_iops", "#2e7d32", "suitable"), ("marginal_min_iops", "#f9a825", "marginal")):
+            if limits.get(key):
+                lines.append({"iops": limits[key], "colour": colour, "dotted": group != "flash",
+                              "title": "%s %s from %s IOPS" % (group, text, _iops(limits[key]))})
+    return lines
+
+
+# One line of SVG: every line of the template ends in a backslash.
+HOST_SVG = _ENV.from_string("""\
+{% set rows = entry.disks or [none] %}\
+{% set bottom = chart.top + rows | length * chart.row %}\
+{% set height = bottom + chart.bottom %}\
+{% set width = chart.label_width + chart.plot_width + 20 %}\
+<svg xmlns="http://www.w3.org/2000/svg" width="{{ width }}" height="{{ height }}" \
+viewBox="0 0 {{ width }} {{ height }}" role="img" aria-label="{{ ('sync write IOPS of ' ~ entry.host | text) | h }}">\
+<title>{{ ('Sync write IOPS on %s (log scale)' | format(entry.host | text)) | h }}</title>\
+{% for iops in ticks %}\
+<line x1="{{ '%.1f' | format(iops | x) }}" y1="{{ chart.top - 6 }}" x2="{{ '%.1f' | format(iops | x) }}" \
+y2="{{ bottom }}" stroke="#ddd"/>\
+<text x="{{ '%.1f' | format(iops | x) }}" y="{{ bottom + 14 }}" font-size="10" text-anchor="middle">\
+{{ iops | iops }}</text>\
+{% endfor %}\
+<text x="{{ '%.1f' | format(chart.label_width + chart.plot_width / 2.0) }}" y="{{ bottom + 28 }}" font-size="10" \
+text-anchor="middle">sync write IOPS (log scale)</text>\
+{% for drive in references %}\
+{% set x = '%.1f' | format(drive.iops | x) %}\
+<g><title>{{ 'R%d %s: %s IOPS (%s)' | format(loop.index, drive.label, drive.iops | iops, drive.source) | h }}</title>\
+<line x1="{{ x }}" y1="{{ chart.top - 4 }}" x2="{{ x }}" y2="{{ bottom }}" stroke="#999" stroke-dasharray="4 3"/>\
+<text x="{{ x }}" y="{{ chart.top - 8 - 9 * (loop.index % 2) }}" font-size="9" fill="#666" text-anchor="middle">\
+R{{ loop.index }}</text></g>\
+{% endfor %}\
+{% for line in thresholds %}\
+<g><title>{{ line.title | h }}</title><line x1="{{ '%.1f' | format(line.iops | x) }}" y1="{{ chart.top - 6 }}" \
+x2="{{ '%.1f' | format(line.iops | x) }}" y2="{{ bottom }}" stroke="{{ line.colour }}" stroke-width="2"\
+{% if line.dotted %} stroke-dasharray="2 3"{% endif %}/></g>\
+{% endfor %}\
+{% for disk in rows %}\
+{% set y = chart.top + loop.index0 * chart.row %}\
+{% if disk is none %}\
+<text x="4" y="{{ y + 14 }}" font-size="11">{{ entry.errors | join('; ') | h }}</text>\
+{% else %}\
+<text x="4" y="{{ y + 14 }}" font-size="11">\
+{{ (disk.device ~ (' ' ~ disk.model if disk.model else ''))[:32] | h }}</text>\
+{% if disk.write_iops is none %}\
+<text x="{{ chart.label_width + 4 }}" y="{{ y + 14 }}" font-size="11" fill="#c62828">\
+{{ (disk.verdict or 'pending') | h }}</text>\
+{% else %}\
+{% set x = disk.write_iops | x %}\
+<g><title>{{ '%s: %s, %s IOPS, p99 %s ms, %s' | format(disk.device, disk.verdict, disk.write_iops | iops, \
+disk.p99_sync_latency_ms | ms, disk | approval) | h }}</title>\
+<rect x="{{ chart.label_width }}" y="{{ y + 3 }}" width="{{ '%.1f' | format([x - chart.label_width, 1] | max) }}" \
+height="{{ chart.row - 8 }}" fill="{{ colours.get(disk.verdict, '#777') }}"/>\
+<text x="{{ '%.1f' | format(x + 4) }}" y="{{ y + 14 }}" font-size="10">\
+{{ (disk.write_iops | iops ~ ('' if disk.approved else ' blocked')) | h }}</text></g>\
+{% endif %}\
+{% endif %}\
+{% endfor %}\
+</svg>""")
+
+
+def host_svg(entry, settings, references):
+    """Inline SVG: one bar per disk (sync IOPS, log scale), the thresholds of the disk classes
+    shown (flash solid, HDD dotted) and the reference drives (grey, numbered R1...)."""
+    ticks = [10 ** exponent for exponent in range(int(math.log10(CHART["low"])), int(math.log10(CHART["high"])) + 1)]
+    return HOST_SVG.render(entry=entry, chart=CHART, ticks=ticks, references=references,
+                           thresholds=_thresholds_in_use(entry, settings), colours=VERDICT_COLOURS)
+
+
+HTML = _ENV.from_string("""\
+{% set summary = document.summary %}
+<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Disk gate report</title>
+<style>body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}\
+td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;text-align:left}\
+.approved{color:#2e7d32}.blocked{color:#c62828;font-weight:bold}.pending{color:#777}</style></head><body>
+<h1>Disk gate report</h1>
+<p>Generated {{ document.generated_at | h }}. Policy {{ settings.get('policy') | h }}. \
+{{ summary.hosts_passed }} of {{ summary.hosts }} hosts passed; {{ summary.approved }} of {{ summary.disks }} disks \
+approved, {{ summary.blocked }} blocked, {{ summary.pending }} pending, {{ summary.cached }} from cache.</p>
+<p>Bars: sync write IOPS of each disk on a log scale, green suitable, yellow marginal, red unsuitable. \
+Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow marginal) and the reference drives \
+(grey, numbered):</p><ul>
+{% for drive in document.reference_drives %}
+<li>R{{ loop.index }} {{ drive.label | h }} ({{ drive.kind | h }}): {{ drive.iops | iops }} IOPS, \
+{{ drive.source | h }}</li>
+{% endfor %}
+</ul>
+{% for entry in document.hosts %}
+<h2 id="{{ entry.host | h }}">{{ entry.host | h }} <span class="{{ 'approved' if entry.passed else 'blocked' }}">\
+{{ 'passed' if entry.passed else 'not passed' }}</span></h2>
+{% for error in entry.errors %}
+<p class="blocked">{{ error | h }}</p>
+{% endfor %}
+{{ svg(entry, settings, document.reference_drives) }}
+{% if entry.disks %}
+<table><tr><th>Device</th><th>Model</th><th>Serial</th><th>Class</th><th>Verdict</th><th>Sync IOPS</th>\
+<th>p99 ms</th><th>Cached</th><th>Decision</th><th>Reasons</th></tr>
+{% for disk in entry.disks %}
+<tr><td>{{ disk.device | h }}</td><td>{{ (disk.model or '-') | h }}</td><td>{{ (disk.serial or '-') | h }}</td>\
+<td>{{ disk['class'] | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
+<td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td>\
+<td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
+{% endfor %}
+</table>
+{% endif %}
+{% endfor %}
+</body></html>
+""")
+
+
+def to_html(document):
+    return HTML.render(document=document, settings=document.get("settings") or {}, svg=host_svg)
+
+
+# --------------------------------------------------------------------------- cephadm
+
+def _service_id(prefix, host):
+    return re.sub(r"[^A-Za-z0-9_-]", "_", "%s_%s" % (prefix, host))
+
+
+# yaml.safe_dump_all with libyaml's emitter where PyYAML has it: the same text, 30 times faster.
+_YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def to_cephadm_spec(document):
+    """One OSD service spec per host with approved disks (paths differ per host): approved
+    data disks under data_devices, approved DB and WAL disks under db_devices and
+    wal_devices; the service id is the settings' ``cephadm_service_id`` and the host's name."""
+    service_id = (document.get("settings") or {}).get("cephadm_service_id") or "gated"
+    specs = []
+    for entry in document["hosts"]:
+        paths = {}
+        for disk in entry["disks"]:
+            if disk["approved"]:
+                for role in disk["roles"]:
+                    paths.setdefault(role, []).append(_text(disk["device"]))
+        if not paths.get("data"):
+            continue
+        specs.append({"service_type": "osd", "service_id": _service_id(service_id, entry["host"]),
+                      "placement": {"hosts": [_text(entry["cephadm_host"])]},
+                      "spec": dict(("%s_devices" % role, {"paths": paths[role]})
+                                   for role in ("data", "db", "wal") if paths.get(role))})
+    if not specs:
+        return "# no host has an approved data disk\n"
+    return yaml.dump_all(specs, Dumper=_YAML_DUMPER, explicit_start=True, sort_keys=False, default_flow_style=False,
+                         allow_unicode=True)
+
+
+BUILDERS = {
+    "table": to_table,
+    "json": to_json,
+    "junit": to_junit,
+    "markdown": to_markdown,
+    "html": to_html,
+    "cephadm_spec": to_cephadm_spec,
+}

@@ -1,0 +1,57 @@
+"""Candidates, probe results and fleet documents shaped as the disk_gate role produces them."""
+
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
+
+FLASH = {"min_iops": 5000, "marginal_min_iops": 1000, "max_p99_sync_latency_ms": 1.0,
+         "marginal_max_p99_sync_latency_ms": 5.0}
+HDD = {"min_iops": 50, "marginal_min_iops": 20, "max_p99_sync_latency_ms": 100.0,
+       "marginal_max_p99_sync_latency_ms": 250.0}
+SETTINGS = {"policy": "block", "allow_marginal": False, "hdd_policy": "probe", "thresholds": {"flash": FLASH, "hdd": HDD},
+            "cephadm_service_id": "gated"}
+HOSTILE = '<script>alert("x")</script> & "Evo" \x01|pipe'
+
+
+def candidate(device, rotational=False, sources=("devices",), roles=("data",)):
+    return {"device": device, "given": [device], "sources": list(sources), "roles": list(roles),
+            "rotational": rotational, "gate_class": "hdd" if rotational else "flash"}
+
+
+def result(device, verdict, iops=None, model="INTEL SSDSC2BB016T4", **extra):
+    found = {"device": device, "name": device.rsplit("/", 1)[-1], "model": model, "serial": "S" + device[-1],
+             "verdict": verdict, "reasons": ["because %s" % verdict], "write_iops": iops,
+             "p99_sync_latency_ms": 0.265 if iops else None, "runtime_ms": 15000 if iops else None,
+             "cached": False, "cache_age_seconds": None, "plp": {"hint": "fsync costs little"}}
+    found.update(extra)
+    return found
+
+
+def jobs(groups):
+    """The classes of the probe jobs and the registered results of the async start task and of
+    async_status, as the role passes them."""
+    classes, started, finished = [], [], []
+    for number, (group, status) in enumerate(sorted(groups.items())):
+        classes.append(group)
+        started.append({"ansible_job_id": "j%d" % number, "started": 1, "finished": 0})
+        finished.append(dict(status, ansible_job_id="j%d" % number))
+    return classes, started, finished
+
+
+def record(candidates, groups, host="osd1", **settings):
+    classes, started, finished = jobs(groups)
+    return gate_decision.host_record(host, candidates, classes, started, finished, dict(SETTINGS, **settings))
+
+
+def finished_ok(*results):
+    return {"finished": 1, "changed": True, "results": list(results)}
+
+
+def fleet(records=None, hosts=None):
+    if records is None:
+        candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/nvme0n1", sources=["dedicated_devices"],
+                                                                              roles=["db"])]
+        good = record(candidates, {"flash": finished_ok(
+            result("/dev/sdb", "suitable", 8713.0), result("/dev/sdc", "unsuitable", 574.0, model=HOSTILE),
+            result("/dev/nvme0n1", "suitable", 36600.0, cached=True, cache_age_seconds=7200))}, host="osd1")
+        records = [good, None]
+    hosts = hosts or ["osd1", "osd<2>"]
+    return gate_decision.fleet_document(hosts, records, SETTINGS, "2026-01-01T00:00:00Z")

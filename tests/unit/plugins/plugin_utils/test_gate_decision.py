@@ -1,0 +1,103 @@
+"""gate_decision: which disks pass, from the candidates and the probe jobs; the fleet document."""
+
+import pytest
+
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
+from gate_samples import SETTINGS, candidate, finished_ok, fleet, record, result
+
+
+def test_only_suitable_passes_and_marginal_when_allowed():
+    candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd"), candidate("/dev/sde")]
+    probe = finished_ok(result("/dev/sdb", "suitable", 8713.0), result("/dev/sdc", "marginal", 1500.0),
+                        result("/dev/sdd", "unsuitable", 574.0), result("/dev/sde", "refused", reasons=["Has GPT headers"]))
+    strict = record(candidates, {"flash": probe})
+    assert (strict["approved"], strict["blocked"], strict["passed"]) == (
+        ["/dev/sdb"], ["/dev/sdc", "/dev/sdd", "/dev/sde"], False)
+    lenient = record(candidates, {"flash": probe}, allow_marginal=True)
+    assert lenient["approved"] == ["/dev/sdb", "/dev/sdc"]
+    assert lenient["devices"] == ["/dev/sdb", "/dev/sdc"]
+
+
+def test_errors_fail_closed():
+    candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd", rotational=True)]
+    probe = finished_ok(result("/dev/sdb", "error", reasons=["fio did not finish within 75 s; killed"]))
+    lost = {"unreachable": True, "msg": "ssh: connection reset"}
+    found = record(candidates, {"flash": probe, "hdd": lost})
+    by_device = {d["device"]: d for d in found["disks"]}
+    assert by_device["/dev/sdb"]["approved"] is False
+    assert by_device["/dev/sdc"]["reasons"] == ["the probe returned no result for this disk"]
+    assert by_device["/dev/sdd"]["reasons"] == ["host unreachable during the probe: ssh: connection reset"]
+    assert found["status"] == "error" and found["approved"] == [] and not found["passed"]
+
+
+@pytest.mark.parametrize("status,error", [
+    ({"finished": 1, "failed": True, "msg": "Failed to find required executable \"fio\""},
+     'the probe failed: Failed to find required executable "fio"'),
+    ({"finished": 1, "failed": 1, "msg": "Timeout exceeded"}, "the probe failed: Timeout exceeded"),
+    ({"finished": 0, "started": 1}, "the probe failed: unfinished"),
+    # What the role's poll really returns for a module failure: finished, failed cleared by failed_when.
+    ({"finished": 1, "failed": False, "changed": False, "msg": "marginal_min_iops must not exceed min_iops"},
+     "the probe failed: marginal_min_iops must not exceed min_iops"),
+])
+def test_failed_or_timed_out_jobs_block_every_disk_of_their_class(status, error):
+    found = record([candidate("/dev/sdb")], {"flash": status})
+    assert (found["disks"][0]["verdict"], found["disks"][0]["reasons"], found["blocked"]) == ("error", [error], ["/dev/sdb"])
+
+
+def test_unreachable_at_start_blocks_too():
+    start = {"unreachable": True, "msg": "Failed to connect"}
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], ["flash"], [start], [], SETTINGS)
+    assert found["disks"][0]["reasons"] == ["host unreachable when the probe started: Failed to connect"]
+
+
+def test_each_status_belongs_to_the_next_started_job_with_a_job_id():
+    # The flash job never started, so async_status polled only the HDD job; the poll that
+    # lost the host carries no job id of its own.
+    started = [{"failed": True, "msg": "no fio"}, {"ansible_job_id": "j2", "started": 1}]
+    finished = [{"unreachable": True, "msg": "ssh: connection reset"}]
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb"), candidate("/dev/sdc", rotational=True)],
+                                      ["flash", "hdd"], started, finished, SETTINGS)
+    assert [d["reasons"] for d in found["disks"]] == [["the probe did not start: no fio"],
+                                                      ["host unreachable during the probe: ssh: connection reset"]]
+
+
+def test_hdd_skip_passes_ungated_and_hdd_probe_uses_its_own_job():
+    candidates = [candidate("/dev/sdb"), candidate("/dev/sdd", rotational=True)]
+    skipped = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0))}, hdd_policy="skip")
+    hdd = skipped["disks"][1]
+    assert (hdd["class"], hdd["verdict"], hdd["approved"], hdd["gated"]) == ("hdd", "skipped", True, False)
+    probed = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0)),
+                                 "hdd": finished_ok(result("/dev/sdd", "suitable", 120.0))})
+    assert probed["approved"] == ["/dev/sdb", "/dev/sdd"] and probed["disks"][1]["gated"] is True
+
+
+def test_check_mode_plan_is_pending_not_approved():
+    found = record([candidate("/dev/sdb")], {"flash": finished_ok(result("/dev/sdb", None))})
+    assert (found["pending"], found["approved"], found["blocked"], found["passed"]) == (["/dev/sdb"], [], [], False)
+
+
+def test_exclude_may_drop_only_data_devices():
+    candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/nvme0n1", sources=["dedicated_devices"],
+                                                                          roles=["db"]),
+                  candidate("/dev/sdd", sources=["lvm_volumes"])]
+    found = record(candidates, {"flash": finished_ok(
+        result("/dev/sdb", "suitable", 9000.0), result("/dev/sdc", "unsuitable", 500.0),
+        result("/dev/nvme0n1", "unsuitable", 600.0), result("/dev/sdd", "suitable", 9000.0))})
+    assert found["devices"] == ["/dev/sdb"]
+    assert found["blocked_not_droppable"] == ["/dev/nvme0n1"]
+
+
+def test_host_without_record_is_listed_as_not_passed():
+    document = fleet()
+    lost = document["hosts"][1]
+    assert (lost["host"], lost["status"], lost["passed"]) == ("osd<2>", "no_result", False)
+    assert lost["errors"] == [gate_decision.NO_RESULT]
+    assert document["summary"] == {"hosts": 2, "hosts_passed": 0, "hosts_without_result": 1, "disks": 3,
+                                   "approved": 2, "blocked": 1, "pending": 0, "cached": 1}
+
+
+def test_the_record_says_which_rule_chose_the_disks():
+    chosen = record([candidate("/dev/sdb", sources=("devices",)), candidate("/dev/sdc", sources=("devices",)),
+                     candidate("/dev/nvme0n1", sources=("dedicated_devices",), roles=("db",))],
+                    {"flash": finished_ok(result("/dev/sdb", "suitable", 9000))})
+    assert chosen["chosen_by"] == ["devices", "dedicated_devices"]

@@ -1,0 +1,211 @@
+"""gate_report: every report of the fleet document parsed back by its own reader."""
+
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+
+import pytest
+import yaml
+
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
+from gate_samples import HOSTILE, SETTINGS, candidate, finished_ok, fleet, record, result
+
+
+def hostile_fleet():
+    """A fleet where every string that comes from hardware, the inventory or the settings is
+    hostile to some format, and looks like markup of another (Jinja2 included)."""
+    text = HOSTILE + " {{ 7 * 7 }} {% raw %} yes: no\n- [x]"
+    candidates = [candidate("/dev/sdb"),
+                  candidate("/dev/disk/by-id/" + text, sources=("dedicated_devices",), roles=("db",))]
+    probed = record(candidates, {"flash": finished_ok(
+        result("/dev/sdb", "suitable", 9000.0, model=text, serial=text, reasons=[text, text]),
+        result("/dev/disk/by-id/" + text, "unsuitable", 500.0, model=text))}, host=text, cephadm_host=text)
+    broken = record(candidates, {"flash": {"finished": 1, "failed": True, "msg": text}}, host="osd2")
+    return text, gate_decision.fleet_document([text, "osd2", "lost<" + text], [probed, broken],
+                                              dict(SETTINGS, policy=text, cephadm_service_id=text), text)
+
+
+def shown(text):
+    """What a report can show of a hostile string: XML has no place for its control character."""
+    return text.replace("\x01", "\ufffd")
+
+
+def test_json_is_the_whole_document():
+    assert json.loads(gate_report.to_json(fleet()))["summary"]["blocked"] == 1
+    document = hostile_fleet()[1]
+    assert json.loads(gate_report.to_json(document)) == json.loads(json.dumps(document))
+
+
+def test_junit_parses_back_with_a_failure_per_blocked_disk():
+    root = ET.fromstring(gate_report.to_junit(fleet()).encode("utf-8"))
+    assert (root.tag, root.get("tests"), root.get("failures")) == ("testsuites", "4", "2")
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == ["osd1", "osd<2>"]
+    cases = suites[0].findall("testcase")
+    assert [c.find("failure") is not None for c in cases] == [False, True, False]
+    failing = cases[1]
+    # The control character is replaced, everything else comes back exactly.
+    assert failing.get("name") == "/dev/sdc (%s)" % HOSTILE.replace("\x01", "\ufffd")
+    assert failing.find("failure").get("type") == "unsuitable"
+    assert suites[1].find("testcase/failure").get("type") == "no_result"
+
+
+def test_html_escapes_hostile_model_names_and_carries_an_svg_chart():
+    page = gate_report.to_html(fleet())
+    assert "<script>" not in page and "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert "osd&lt;2&gt;" in page and "<osd<2>" not in page
+
+    class Collect(HTMLParser):
+        def __init__(self):
+            HTMLParser.__init__(self)
+            self.tags, self.texts = [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+
+        def handle_data(self, data):
+            self.texts.append(data)
+
+    parser = Collect()
+    parser.feed(page)
+    assert "script" not in parser.tags
+    assert parser.tags.count("svg") == 2 and "rect" in parser.tags
+    assert any(HOSTILE.replace("\x01", "\ufffd") in text for text in parser.texts)
+    # One bar per measured disk, threshold lines and all six reference drives.
+    svg = page[page.index("<svg"):page.index("</svg>") + 6]
+    chart = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    assert len(chart.findall(".//%srect" % ns)) == 3
+    titles = [t.text for t in chart.iter(ns + "title")]
+    assert "flash suitable from 5 000 IOPS" in titles and any(t.startswith("R6 Kioxia CD6: 36 600 IOPS") for t in titles)
+
+
+def test_html_of_a_hostile_fleet_has_only_the_report_s_own_tags():
+    text, document = hostile_fleet()
+    page = gate_report.to_html(document)
+
+    class Collect(HTMLParser):
+        def __init__(self):
+            HTMLParser.__init__(self)
+            self.tags, self.texts, self.attributes = set(), [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.add(tag)
+            self.attributes += [value for name, value in attrs]
+
+        def handle_data(self, data):
+            self.texts.append(data)
+
+    parser = Collect()
+    parser.feed(page)
+    assert parser.tags == {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "ul", "li", "span",
+                           "svg", "line", "text", "g", "rect", "table", "tr", "th", "td"}
+    assert shown(text) in parser.texts and "49" not in parser.texts
+    assert shown(text) in parser.attributes  # the heading's id
+    # Every host's chart is well-formed XML, with one bar per measured disk.
+    ns = "{http://www.w3.org/2000/svg}"
+    charts = [ET.fromstring(page[start:page.index("</svg>", start) + 6])
+              for start in (i for i in range(len(page)) if page.startswith("<svg", i))]
+    assert [len(chart.findall(".//%srect" % ns)) for chart in charts] == [2, 0, 0]
+    # XML reads a newline in an attribute as a space.
+    assert charts[0].get("aria-label") == "sync write IOPS of " + shown(text).replace("\n", " ")
+
+
+def test_svg_of_a_host_without_disks_shows_its_errors():
+    entry = gate_decision.missing_record("osd<9>")
+    chart = ET.fromstring(gate_report.host_svg(entry, SETTINGS, gate_decision.REFERENCE_DRIVES))
+    texts = [t.text for t in chart.iter("{http://www.w3.org/2000/svg}text")]
+    assert gate_decision.NO_RESULT in texts and "R6" in texts
+    assert chart.get("height") == str(gate_report.CHART["top"] + gate_report.CHART["row"] + gate_report.CHART["bottom"])
+
+
+def test_svg_places_bars_on_a_log_scale():
+    assert gate_report._x(10) == gate_report.CHART["label_width"]
+    assert gate_report._x(100000) == gate_report.CHART["label_width"] + gate_report.CHART["plot_width"]
+    assert gate_report._x(1000) == pytest.approx(gate_report.CHART["label_width"] + gate_report.CHART["plot_width"] / 2)
+    assert gate_report._x(10 ** 9) == gate_report._x(100000)
+
+
+def test_markdown_escapes_cells():
+    text = gate_report.to_markdown(fleet())
+    row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
+    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 9
+    assert "| osd&lt;2&gt; | - |" in text
+
+
+def markdown_rows(text):
+    """The table rows of a Markdown report, cells split at the pipes that are not escaped."""
+    rows = []
+    for line in text.splitlines():
+        if line.startswith("| ") and not line.startswith(("| Host ", "| --- ")):
+            cells = [cell.strip().replace("\\|", "|") for cell in line.replace("\\|", "\0").split("|")[1:-1]]
+            rows.append([cell.replace("\0", "|") for cell in cells])
+    return rows
+
+
+def test_markdown_rows_parse_back_to_ten_cells():
+    text, document = hostile_fleet()
+    rows = markdown_rows(gate_report.to_markdown(document))
+    assert [len(row) for row in rows] == [10] * 5
+    escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
+    assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
+    assert rows[0][9] == escaped + "; " + escaped
+    assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
+
+
+def test_cephadm_spec_lists_approved_disks_per_host():
+    documents = list(yaml.safe_load_all(gate_report.to_cephadm_spec(fleet())))
+    assert documents == [{
+        "service_type": "osd", "service_id": "gated_osd1", "placement": {"hosts": ["osd1"]},
+        "spec": {"data_devices": {"paths": ["/dev/sdb"]}, "db_devices": {"paths": ["/dev/nvme0n1"]}},
+    }]
+
+
+def test_cephadm_spec_keeps_every_string_a_string():
+    text, document = hostile_fleet()
+    specs = list(yaml.safe_load_all(gate_report.to_cephadm_spec(document)))
+    assert [spec["placement"]["hosts"] for spec in specs] == [[shown(text)]]
+    assert specs[0]["spec"] == {"data_devices": {"paths": ["/dev/sdb"]}}
+    approved = fleet()["hosts"][0]
+    for host in ("yes", "1e3", "null", "- x", "a: b", "#1"):
+        document = gate_decision.fleet_document([host], [dict(approved, host=host, cephadm_host=host)], SETTINGS)
+        assert yaml.safe_load(gate_report.to_cephadm_spec(document))["placement"]["hosts"] == [host]
+
+
+def test_cephadm_spec_without_approved_disks_is_empty():
+    assert list(yaml.safe_load_all(gate_report.to_cephadm_spec(fleet([None], ["osd1"])))) == []
+
+
+def test_text_table_names_every_disk_and_reason():
+    lines = gate_report.to_table(fleet()).splitlines()
+    assert lines[0] == "osd1: not passed"
+    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "DECISION", "REASONS"]
+    assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
+    assert lines[3].endswith("because unsuitable")
+    assert "yes (2 h old)" in lines[4]
+
+
+def test_text_table_columns_line_up_and_nothing_is_evaluated():
+    text, document = hostile_fleet()
+    table = gate_report.host_table(document["hosts"][0])
+    lines = table.split("\n")
+    decision = lines[0].index("DECISION")
+    assert lines[1].startswith("/dev/sdb ") and lines[1][decision:].split()[0] == "approved"
+    assert "{{ 7 * 7 }}" in table and "49" not in table
+    assert gate_report.to_table(document).split("\n\n")[1].startswith("osd2: not passed\n")
+
+
+def test_every_report_says_which_rule_chose_the_disks():
+    chosen = record([candidate("/dev/sdb", sources=("devices",)), candidate("/dev/sdc", sources=("devices",)),
+                     candidate("/dev/nvme0n1", sources=("dedicated_devices",), roles=("db",))],
+                    {"flash": finished_ok(result("/dev/sdb", "suitable", 9000))})
+    document = gate_decision.fleet_document(["osd1"], [chosen], SETTINGS)
+    assert gate_report.to_table(document).splitlines()[-1] == (
+        "disks chosen by: ceph-ansible's devices, ceph-ansible's dedicated_devices")
+    assert "- Disks of osd1 chosen by ceph-ansible's devices, ceph-ansible's dedicated_devices." in (
+        gate_report.to_markdown(document).splitlines())
+    assert json.loads(gate_report.to_json(document))["hosts"][0]["chosen_by"] == ["devices", "dedicated_devices"]
+    available = record([candidate("/dev/sdb", sources=("available",))], {})
+    assert gate_report.host_table(available).splitlines()[-1] == (
+        "disks chosen by: every disk disk_facts calls available (no explicit list, no ceph-ansible variable set)")
+    assert gate_report.host_table(gate_decision.missing_record("osd2")).splitlines()[-1] == "disks chosen by: none"
