@@ -4,24 +4,20 @@
 """Sync-write probes: fio and dd command lines, output parsing, verdicts and write caches.
 
 Everything that decides is a pure function of captured outputs, so unit tests feed it
-real fio JSON; ``run_processes`` is the one place that starts, times out and kills probes.
+real fio JSON; processes.run_processes starts, times out and kills the probes.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import ctypes
 import hashlib
 import json
 import os
 import re
-import signal
-import subprocess
 import tempfile
-import time
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import interrupts, probe_region
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import interrupts, probe_region, processes
 
 MIB = 1024 ** 2
 
@@ -460,88 +456,6 @@ def faster_cache_setting(on_iops, off_iops):
     return "on" if on_iops >= off_iops else "off"
 
 
-# --------------------------------------------------------------------------- processes
-
-def run_processes(argvs, timeout, stop_after=None, grace=10):
-    """Run probes side by side; return [(rc, stdout, stderr, timed_out)] in order.
-
-    ``stop_after`` seconds ends a run normally with SIGINT (dd prints its statistics);
-    ``timeout`` seconds ends it with SIGTERM, then SIGKILL after ``grace``. Any exception
-    while waiting (interrupts.Interrupted) kills the probes before it propagates, so no writer
-    outlives the module. Output goes to temporary files: fio's JSON for many disks can
-    exceed a pipe buffer.
-    """
-    env = dict(os.environ, LC_ALL="C")
-    files, procs = [], []
-    try:
-        for argv in argvs:
-            out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
-            files.append((out, err))
-            procs.append(subprocess.Popen(argv, stdout=out, stderr=err, env=env, close_fds=True,
-                                          preexec_fn=_die_with_parent))
-        start = time.monotonic()
-        timed_out = [False] * len(procs)
-        stopped = stop_after is None
-        while any(p.poll() is None for p in procs):
-            elapsed = time.monotonic() - start
-            if not stopped and elapsed >= stop_after:
-                _signal_all(procs, signal.SIGINT)
-                stopped = True
-            if elapsed >= timeout:
-                for index, proc in enumerate(procs):
-                    timed_out[index] = proc.poll() is None
-                _signal_all(procs, signal.SIGTERM)
-                _wait_all(procs, grace)
-                _signal_all(procs, signal.SIGKILL)
-                _wait_all(procs, grace)
-                break
-            time.sleep(0.05)
-    except BaseException:
-        _signal_all(procs, signal.SIGKILL)
-        _wait_all(procs, grace)
-        raise
-    finally:
-        results = []
-        for proc, (out, err) in zip(procs, files):
-            out.seek(0)
-            err.seek(0)
-            results.append((proc.returncode, out.read().decode("utf-8", "replace"),
-                            err.read().decode("utf-8", "replace")))
-            out.close()
-            err.close()
-    return [result + (flag,) for result, flag in zip(results, timed_out)]
-
-
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent():
-    """In the child before exec: the kernel kills it when the module dies, even by SIGKILL,
-    so no probe writes on after the module that would restore its region (Linux only)."""
-    try:
-        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    except (AttributeError, OSError):
-        pass
-
-
-def _signal_all(procs, signum):
-    for proc in procs:
-        if proc.poll() is None:
-            try:
-                proc.send_signal(signum)
-            except OSError:
-                pass
-
-
-def _wait_all(procs, seconds):
-    deadline = time.monotonic() + seconds
-    for proc in procs:
-        try:
-            proc.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            pass
-
-
 # --------------------------------------------------------------------------- orchestration
 
 ADAPTIVE_MAX_STAGES = 3
@@ -551,7 +465,7 @@ class Prober:
     """Probes a set of available disks and always cleans up after itself.
 
     ``run_command(argv)`` -> (rc, out, err) runs the short commands (write cache reads and
-    switches); probes and zeroing go through ``run_processes``. Results are keyed by kernel name.
+    switches); the probes go through processes.run_processes. Results are keyed by kernel name.
     """
 
     def __init__(self, run_command, settings, journal):
@@ -585,13 +499,13 @@ class Prober:
         outcomes = {}
         for batch in batches:
             if self.s["method"] == "dd":
-                runs = run_processes([argv for _names, argv in batch], runtime + self.s["timeout"], stop_after=runtime)
+                runs = processes.run_processes([argv for _names, argv in batch], runtime + self.s["timeout"], stop_after=runtime)
                 for (names, argv), (rc, _out, err, timed_out) in zip(batch, runs):
                     outcome = dd_outcome(rc, err) if not timed_out else {"error": "dd did not stop; killed"}
                     outcomes[names[0]] = dict(outcome, command=argv)
                 continue
             for names, argv in batch:
-                rc, out, err, timed_out = run_processes([argv], self.s["timeout"])[0]
+                rc, out, err, timed_out = processes.run_processes([argv], self.s["timeout"])[0]
                 if timed_out:
                     found = dict((n, {"error": "fio did not finish within %d s; killed" % self.s["timeout"]}) for n in names)
                 else:

@@ -120,7 +120,7 @@ commands:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, blockqueue, fio_probe, interrupts, readprobe)
+    blockdev, blockqueue, fio_probe, interrupts, processes, readprobe)
 
 
 def _validate(module):
@@ -185,7 +185,7 @@ def main():
             # A disk with fewer distinct values is measured again at its last one, alongside.
             for disk in disks:
                 blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(plans[disk["name"]][min(index, len(plans[disk["name"]]) - 1)]))
-            (rc, out, err, timed_out), = fio_probe.run_processes([command()], timeout=module.params["runtime"] + 60)
+            (rc, out, err, timed_out), = processes.run_processes([command()], timeout=module.params["runtime"] + 60)
             try:
                 speeds = readprobe.read_throughput(fio_probe.parse_fio_json(out))
             except fio_probe.FioOutputError as exc:
