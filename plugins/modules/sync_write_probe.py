@@ -486,7 +486,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_options, fio_probe, interrupts, probe_region)
+    blockdev, fio_options, fio_probe, interrupts, probe_cache, probe_region)
 
 
 def main():
@@ -617,10 +617,10 @@ def main():
     keys = {}
     if params["cache_max_age"]:
         for disk in probe:
-            identity = fio_probe.disk_identity(disk, _backing_file(disk["name"]))
+            identity = probe_cache.disk_identity(disk, _backing_file(disk["name"]))
             if identity is not None:
-                keys[disk["name"]] = fio_probe.cache_key(identity, settings)
-                hit = fio_probe.read_cache(params["cache_dir"], keys[disk["name"]], now, params["cache_max_age"])
+                keys[disk["name"]] = probe_cache.entry_key(identity, settings)
+                hit = probe_cache.lookup(params["cache_dir"], keys[disk["name"]], now, params["cache_max_age"])
                 if hit:
                     outcomes[disk["name"]] = fio_probe.cached_result(disk, *hit)
         probe = [d for d in probe if d["name"] not in outcomes]
@@ -694,11 +694,11 @@ def store_results(module, measured, keys, now):
     """Cache the verdicts measured now; a cache that cannot be written costs a re-probe
     next time, never this run's results."""
     cache_dir, max_age = module.params["cache_dir"], module.params["cache_max_age"]
-    fio_probe.prune_cache(cache_dir, now, max_age)
+    probe_cache.prune(cache_dir, now, max_age)
     for result in measured:
-        if result["verdict"] in fio_probe.CACHEABLE_VERDICTS and result["name"] in keys:
+        if result["verdict"] in probe_cache.CACHEABLE_VERDICTS and result["name"] in keys:
             try:
-                fio_probe.write_cache(cache_dir, keys[result["name"]], result, now)
+                probe_cache.store(cache_dir, keys[result["name"]], result, now)
             except (IOError, OSError) as exc:
                 module.warn("could not cache the result of %s: %s" % (result["device"], exc))
 
