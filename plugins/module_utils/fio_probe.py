@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Sync-write probes: fio and dd command lines, output parsing, verdicts and write caches.
+"""Sync-write probes: fio and dd command lines, output parsing, verdicts and their orchestration.
 
 Everything that decides is a pure function of captured outputs, so unit tests feed it
 real fio JSON; processes.run_processes starts, times out and kills the probes.
@@ -15,7 +15,8 @@ import json
 import os
 import re
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import interrupts, probe_region, processes
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
+    interrupts, probe_region, processes, write_cache)
 
 MIB = 1024 ** 2
 
@@ -380,74 +381,7 @@ def plp_hint(synced_iops, unsynced_iops, ratio_threshold=0.5):
     return {"unsynced_iops": unsynced_iops, "ratio": ratio, "hint": text}
 
 
-# --------------------------------------------------------------------------- write cache
-
-def write_cache_tool(transport):
-    """Which tool reads and switches the drive's own cache for a transport; sysfs otherwise
-    (loop, virtio: only the kernel's view exists)."""
-    if transport in ("sata", "ata"):
-        return "hdparm"
-    if transport == "nvme":
-        return "nvme"
-    if transport in ("sas", "scsi", "fc", "iscsi", "usb"):
-        return "sdparm"
-    return "sysfs"
-
-
-def write_cache_read_command(tool, path):
-    return {
-        "hdparm": ["hdparm", "-W", path],
-        "nvme": ["nvme", "get-feature", path, "--feature-id=6"],
-        "sdparm": ["sdparm", "--get=WCE", "--quiet", path],
-    }[tool]
-
-
-def write_cache_set_command(tool, path, enabled):
-    return {
-        "hdparm": ["hdparm", "-W%d" % int(enabled), path],
-        # Without --save the change lasts until the next power cycle.
-        "nvme": ["nvme", "set-feature", path, "--feature-id=6", "--value=%d" % int(enabled)],
-        "sdparm": ["sdparm", "--%s=WCE" % ("set" if enabled else "clear"), "--quiet", path],
-    }[tool]
-
-
-def parse_hdparm_write_cache(text):
-    """``hdparm -W``: ' write-caching =  1 (on)'; None when the drive does not say."""
-    match = re.search(r"write-caching\s*=\s*(\d+)", text or "")
-    return None if not match else match.group(1) != "0"
-
-
-def parse_nvme_write_cache(text):
-    """``nvme get-feature --feature-id=6``: '... Current value:0x00000001' (bit 0 = enabled)."""
-    match = re.search(r"[Cc]urrent value:\s*(0x[0-9a-fA-F]+|\d+)", text or "")
-    return None if not match else bool(int(match.group(1), 0) & 1)
-
-
-def parse_nvme_vwc(text):
-    """``nvme id-ctrl -o json``: field vwc bit 0 = a volatile write cache is present."""
-    try:
-        return bool(int(json.loads(text)["vwc"]) & 1)
-    except (ValueError, KeyError, TypeError):
-        return None
-
-
-def parse_sdparm_write_cache(text):
-    """``sdparm --get=WCE --quiet``: 'WCE  1  [cha: y, def:  1, sav:  1]'."""
-    match = re.search(r"^\s*WCE\s+(\d+)", text or "", re.M)
-    return None if not match else match.group(1) != "0"
-
-
-WRITE_CACHE_PARSERS = {
-    "hdparm": parse_hdparm_write_cache,
-    "nvme": parse_nvme_write_cache,
-    "sdparm": parse_sdparm_write_cache,
-}
-
-
-def sysfs_write_cache(value):
-    """Kernel view from queue/write_cache: True for 'write back', False for 'write through'."""
-    return {"write back": True, "write through": False}.get((value or "").strip())
-
+# --------------------------------------------------------------------------- write cache comparison
 
 def faster_cache_setting(on_iops, off_iops):
     """'on' or 'off', whichever measured more sync IOPS (Ceph docs: keep the winner)."""
@@ -594,7 +528,7 @@ class Prober:
                 if cache["enabled"] is None:
                     comparisons[disk["name"]] = {"error": "write cache state unknown; not switched"}
                     continue
-                error = self.set_write_cache(disk, cache["tool"], not cache["enabled"])
+                error = write_cache.switch(self.run_command, disk, cache["tool"], not cache["enabled"])
                 if error:
                     comparisons[disk["name"]] = {"error": error}
                     continue
@@ -602,7 +536,8 @@ class Prober:
             outcomes = self.measure(switched) if switched else {}
         finally:
             for disk in switched:
-                error = self.set_write_cache(disk, caches[disk["name"]]["tool"], caches[disk["name"]]["enabled"])
+                error = write_cache.switch(self.run_command, disk, caches[disk["name"]]["tool"],
+                                           caches[disk["name"]]["enabled"])
                 comparisons[disk["name"]] = {"restored": error is None, "restore_error": error}
         for disk in switched:
             name, original = disk["name"], caches[disk["name"]]["enabled"]
@@ -620,7 +555,7 @@ class Prober:
         """{name: result fields} for every disk. Each disk is journaled before its first write
         and its region restored to zeros afterwards whatever happens; write caches are switched
         back; an interrupt turns every unfinished disk into an error."""
-        results = dict((d["name"], {"write_cache": self.read_write_cache(d)}) for d in disks)
+        results = dict((d["name"], {"write_cache": write_cache.read(self.run_command, d)}) for d in disks)
         try:
             self.begin(disks)
             main = self.measure_main(disks)
@@ -677,39 +612,6 @@ class Prober:
                              probe_region.zero_command(disk["path"], self.s["region"])))
             restored[disk["name"]] = (zeroed_bytes, error)
         return restored
-
-    # ---- write cache
-
-    def read_write_cache(self, disk):
-        """{"tool", "enabled", "volatile", "kernel_view"} of one disk; reading never writes."""
-        tool = write_cache_tool(disk["transport"])
-        kernel_view = disk.get("write_cache")
-        cache = {"tool": tool, "kernel_view": kernel_view, "enabled": sysfs_write_cache(kernel_view), "volatile": None}
-        if tool == "sysfs":
-            cache["volatile"] = cache["enabled"]
-            return cache
-        rc, out, err = self.run_command(write_cache_read_command(tool, disk["path"]))
-        cache["enabled"] = WRITE_CACHE_PARSERS[tool](out) if rc == 0 else None
-        if tool == "nvme":
-            rc, out, err = self.run_command(["nvme", "id-ctrl", disk["path"], "--output-format=json"])
-            cache["volatile"] = parse_nvme_vwc(out) if rc == 0 else None
-        else:
-            # ATA and SCSI drives report only whether the cache is on; an enabled cache is volatile
-            # unless the drive has power-loss protection, which they do not report.
-            cache["volatile"] = cache["enabled"]
-        return cache
-
-    def set_write_cache(self, disk, tool, enabled):
-        """None on success, else the error text."""
-        if tool == "sysfs":
-            try:
-                with open("/sys/block/%s/queue/write_cache" % disk["name"], "w") as handle:
-                    handle.write("write back" if enabled else "write through")
-            except (IOError, OSError) as exc:
-                return "cannot set queue/write_cache: %s" % exc
-            return None
-        rc, out, err = self.run_command(write_cache_set_command(tool, disk["path"], enabled))
-        return None if rc == 0 else "%s failed (rc=%s): %s" % (tool, rc, (err or out).strip())
 
 
 def _step(numjobs, measurement):

@@ -486,7 +486,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_options, fio_probe, interrupts, probe_cache, probe_region)
+    blockdev, fio_options, fio_probe, interrupts, probe_cache, probe_region, write_cache)
 
 
 def main():
@@ -647,7 +647,7 @@ def main():
         commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
         for disk in probe:
             outcomes[disk["name"]] = dict(fio_probe.planned_result(disk, settings, commands[disk["name"]]),
-                                          write_cache=prober.read_write_cache(disk))
+                                          write_cache=write_cache.read(run, disk))
     else:
         interrupts.trap()
         measured = prober.probe_all(probe)

@@ -246,7 +246,7 @@ def test_ramp_stops_at_the_cap():
     assert fio_probe.next_numjobs(steps(100, 200, 400), 0.1, 4) is None
 
 
-# --------------------------------------------------------------------------- hints and write cache
+# --------------------------------------------------------------------------- hints
 
 def test_plp_hint_from_the_fsync_ratio():
     assert fio_probe.plp_hint(36600.0, 38000.0)["hint"].endswith("consistent with power-loss protection")
@@ -254,42 +254,7 @@ def test_plp_hint_from_the_fsync_ratio():
     assert fio_probe.plp_hint(574.0, 0) is None
 
 
-def test_write_cache_tool_per_transport():
-    assert [fio_probe.write_cache_tool(t) for t in ("sata", "nvme", "sas", "loop", "virtio")] == [
-        "hdparm", "nvme", "sdparm", "sysfs", "sysfs"]
-
-
-def test_hdparm_write_cache(fixture_text):
-    assert fio_probe.parse_hdparm_write_cache(fixture_text("fio/write_cache/hdparm_W_on.txt")) is True
-    assert fio_probe.parse_hdparm_write_cache(fixture_text("fio/write_cache/hdparm_W_off.txt")) is False
-    # hdparm -W on a device without the ATA ioctl (captured on a loop device) says nothing.
-    assert fio_probe.parse_hdparm_write_cache(fixture_text("fio/write_cache/hdparm_W_loop.txt")) is None
-
-
-def test_sdparm_write_cache(fixture_text):
-    assert fio_probe.parse_sdparm_write_cache(fixture_text("fio/write_cache/sdparm_wce_on.txt")) is True
-    assert fio_probe.parse_sdparm_write_cache(fixture_text("fio/write_cache/sdparm_wce_off.txt")) is False
-    assert fio_probe.parse_sdparm_write_cache("") is None
-
-
-def test_nvme_write_cache(fixture_text):
-    assert fio_probe.parse_nvme_write_cache(fixture_text("fio/write_cache/nvme_get_feature_6.txt")) is True
-    assert fio_probe.parse_nvme_vwc('{"vid": 5197, "vwc": 7}') is True
-    assert fio_probe.parse_nvme_vwc('{"vid": 5197, "vwc": 0}') is False
-    assert fio_probe.parse_nvme_vwc("identify controller: Invalid argument") is None
-
-
-def test_switch_commands_do_not_save_to_the_drive():
-    for tool in ("hdparm", "nvme", "sdparm"):
-        argv = fio_probe.write_cache_set_command(tool, "/dev/x", False)
-        assert "--save" not in argv and argv[-1] == "/dev/x" or argv[2] == "/dev/x"
-    assert fio_probe.write_cache_set_command("sdparm", "/dev/sdb", False) == ["sdparm", "--clear=WCE", "--quiet", "/dev/sdb"]
-    assert fio_probe.write_cache_set_command("hdparm", "/dev/sda", True) == ["hdparm", "-W1", "/dev/sda"]
-
-
-def test_sysfs_write_cache_and_winner():
-    assert fio_probe.sysfs_write_cache("write back\n") is True
-    assert fio_probe.sysfs_write_cache("write through") is False
+def test_faster_cache_setting():
     assert fio_probe.faster_cache_setting(574.0, 1830.0) == "off"
 
 
