@@ -1,45 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Sync-write probes: fio and dd command lines, output parsing, verdicts and their orchestration.
-
-Everything that decides is a pure function of captured outputs, so unit tests feed it
-real fio JSON; processes.run_processes starts, times out and kills the probes.
-"""
+"""Sync-write probes: verdicts, and their orchestration over a set of disks."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
-import os
-import re
-
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    interrupts, probe_region, processes, write_cache)
-
-MIB = 1024 ** 2
-
-# The probe writes only inside this region: 1 GiB from the start keeps it clear of every
-# signature libblkid reads (partition tables, LVM, BlueStore and filesystem labels at the
-# start, md v1.0 and backup GPT at the end), and 512 MiB spreads random writes over enough
-# flash pages that no drive serves them from a small buffer.
-REGION_OFFSET_MIB = 1024
-REGION_SIZE_MIB = 512
-
-# Seed 001 (and Ceph's own docs): 4 KiB random writes at queue depth 1, fsync after each.
-RANDWRITE_JOB = (
-    ("ioengine", "libaio"), ("direct", "1"), ("fsync", "1"),
-    ("bs", "4k"), ("iodepth", "1"), ("rw", "randwrite"),
-)
-# Seed 003: the journal test, sequential O_DSYNC writes (the cost shows in clat, no sync section).
-JOURNAL_JOB = (
-    ("ioengine", "libaio"), ("direct", "1"), ("sync", "1"),
-    ("bs", "4k"), ("iodepth", "1"), ("rw", "write"),
-)
-MODE_JOBS = {"randwrite": RANDWRITE_JOB, "journal": JOURNAL_JOB}
-
-VERDICTS = ("suitable", "marginal", "unsuitable", "refused", "error")
+    fio_job, interrupts, probe_region, processes, write_cache)
 
 # Defaults for flash OSDs, derived from the seed figures in docs/gate_thresholds.md.
 DEFAULT_THRESHOLDS = {
@@ -48,212 +17,6 @@ DEFAULT_THRESHOLDS = {
     "max_p99_sync_latency_ms": 1.0,
     "marginal_max_p99_sync_latency_ms": 5.0,
 }
-
-# fio stops jobs at --runtime; a job that ran much shorter was cut off.
-MIN_RUNTIME_SHARE = 0.9
-
-
-class FioOutputError(Exception):
-    """fio printed no usable JSON; the message says what was wrong."""
-
-
-# --------------------------------------------------------------------------- commands
-
-def job_options(mode, overrides=None):
-    """fio job options of a mode with the user's overrides applied, as an ordered list.
-    ``overrides`` come checked and under fio's own names from fio_options.allowed_overrides."""
-    options = list(MODE_JOBS[mode])
-    for key, value in sorted((overrides or {}).items()):
-        options = [(k, v) for k, v in options if k != key]
-        if value is not None:
-            options.append((key, str(value)))
-    return options
-
-
-def unsynced(options):
-    """The same job without fsync/O_DSYNC: the baseline of the power-loss protection hint."""
-    return [(k, v) for k, v in options if k not in ("fsync", "fdatasync", "sync")] + [("fsync", "0"), ("sync", "0")]
-
-
-def fio_command(fio, targets, options, runtime, region, numjobs=1):
-    """One fio invocation probing every target side by side, one job section per disk.
-
-    ``targets`` is a list of (job name, device path); ``region`` is (offset, length) in
-    bytes. Without --group_reporting each job reports on its own. With ``numjobs`` > 1 the
-    region is split so each clone writes its own slice and nothing leaves the region.
-    """
-    offset, length = region
-    # --thread: fio's forked job processes start sessions of their own and outlive a killed
-    # module (and Ansible's async timeout, which kills a process group); threads die with fio.
-    argv = [fio, "--output-format=json", "--allow_file_create=0", "--thread", "--time_based",
-            "--runtime=%d" % runtime, "--offset=%d" % offset]
-    if numjobs > 1:
-        argv += ["--numjobs=%d" % numjobs, "--size=%d" % (length // numjobs),
-                 "--offset_increment=%d" % (length // numjobs)]
-    else:
-        argv.append("--size=%d" % length)
-    argv += ["--%s=%s" % option for option in options]
-    for name, path in targets:
-        argv += ["--name=" + name, "--filename=" + path]
-    return argv
-
-
-def dd_command(path, region, block_size=4096):
-    """Seed 003's fallback: O_DIRECT|O_DSYNC sequential writes through the region."""
-    offset, length = region
-    return ["dd", "if=/dev/urandom", "of=" + path, "bs=%d" % block_size,
-            "seek=%d" % (offset // block_size), "count=%d" % (length // block_size),
-            "oflag=direct,dsync", "conv=notrunc,nocreat"]
-
-
-def region_bytes(offset_mib, size_mib):
-    return offset_mib * MIB, size_mib * MIB
-
-
-# --------------------------------------------------------------------------- fio output
-
-def parse_fio_json(text):
-    """The JSON document in fio's stdout; fio may print notices such as
-    'fio: terminating on signal 15' before it."""
-    text = text or ""
-    match = re.search(r"^\{", text, re.M)
-    if not match:
-        raise FioOutputError("fio printed no JSON")
-    try:
-        document, _end = json.JSONDecoder().raw_decode(text[match.start():])
-    except ValueError as exc:
-        raise FioOutputError("fio output is not complete JSON (%s)" % exc)
-    if not isinstance(document, dict) or not isinstance(document.get("jobs"), list):
-        raise FioOutputError("fio JSON has no jobs list")
-    return document
-
-
-def _percentiles_us(stats):
-    percentile = stats.get("percentile") or {}
-
-    def pick(key):
-        value = percentile.get(key)
-        return None if value is None else round(value / 1000.0, 3)
-
-    return {
-        "mean": round(stats.get("mean", 0) / 1000.0, 3),
-        "p50": pick("50.000000"),
-        "p99": pick("99.000000"),
-        "p99_9": pick("99.900000"),
-    }
-
-
-def _worst(values):
-    values = [v for v in values if v is not None]
-    return max(values) if values else None
-
-
-def _latency_us(jobs, section, stats_key):
-    """Latency of one kind over a disk's job clones: the mean weighted by I/O count and the
-    worst clone's percentiles (fio percentiles cannot be merged)."""
-    entries = [(j[section][stats_key], j[section].get("total_ios", 0)) for j in jobs
-               if section in j and stats_key in j[section]]
-    entries = [(stats, ios) for stats, ios in entries if stats.get("N", 0) > 0]
-    if not entries:
-        return None
-    parts = [_percentiles_us(stats) for stats, _ios in entries]
-    ios = sum(stats["N"] for stats, _ios in entries)
-    merged = {"mean": round(sum(p["mean"] * s["N"] for p, (s, _i) in zip(parts, entries)) / ios, 3)}
-    for key in ("p50", "p99", "p99_9"):
-        merged[key] = _worst(p[key] for p in parts)
-    return merged
-
-
-def measure_jobs(document):
-    """{job name: measurement} with the clones of one job (numjobs) summed up."""
-    by_name = {}
-    for job in document["jobs"]:
-        by_name.setdefault(job.get("jobname"), []).append(job)
-    measurements = {}
-    for name, jobs in by_name.items():
-        writes = [j.get("write", {}) for j in jobs]
-        measurements[name] = {
-            "write_iops": round(sum(w.get("iops", 0) for w in writes), 1),
-            "write_bw_bytes": sum(w.get("bw_bytes", 0) for w in writes),
-            "total_ios": sum(w.get("total_ios", 0) for w in writes),
-            "runtime_ms": max(j.get("job_runtime", 0) for j in jobs),
-            "job_errors": sorted(set(j.get("error", 0) for j in jobs if j.get("error", 0))),
-            "latency_us": {
-                "completion": _latency_us(jobs, "write", "clat_ns"),
-                "sync": _latency_us(jobs, "sync", "lat_ns"),
-            },
-        }
-    return measurements
-
-
-def p99_sync_latency_ms(measurement):
-    """p99 of what makes a write durable: the fsync latency when fio issued fsync, the write
-    completion latency with O_DSYNC (sync=1), where the flush is part of the write."""
-    latency = measurement.get("latency_us") or {}
-    stats = latency.get("sync") or latency.get("completion")
-    if not stats or stats.get("p99") is None:
-        return None
-    return round(stats["p99"] / 1000.0, 3)
-
-
-def fio_outcome(rc, stdout, stderr, names, runtime):
-    """Per job name either ``{"measurement": ...}`` or ``{"error": "why"}``.
-
-    Never a measurement when fio failed as a whole (rc != 0 without a job error: a signal,
-    a setup error), when the job itself reported an error, completed no write or ran
-    shorter than asked.
-    """
-    stderr_text = " ".join((stderr or "").split())[-400:]
-    try:
-        document = parse_fio_json(stdout)
-    except FioOutputError as exc:
-        reason = "fio exited with rc=%s: %s%s" % (rc, exc, (": " + stderr_text) if stderr_text else "")
-        return dict((name, {"error": reason}) for name in names), None
-    measurements = measure_jobs(document)
-    any_job_error = any(m["job_errors"] for m in measurements.values())
-    outcome = {}
-    for name in names:
-        found = measurements.get(name)
-        if found is None:
-            outcome[name] = {"error": "fio reported no result for this disk"}
-        elif found["job_errors"]:
-            outcome[name] = {"error": "fio job failed with %s%s" % (
-                ", ".join(_errno_text(e) for e in found["job_errors"]),
-                (": " + stderr_text) if stderr_text else "")}
-        elif rc != 0 and not any_job_error:
-            outcome[name] = {"error": "fio exited with rc=%s%s" % (rc, (": " + stderr_text) if stderr_text else "")}
-        elif found["total_ios"] == 0:
-            outcome[name] = {"error": "fio completed no write"}
-        elif found["runtime_ms"] < runtime * 1000 * MIN_RUNTIME_SHARE:
-            outcome[name] = {"error": "fio ran %d ms of %d s" % (found["runtime_ms"], runtime)}
-        else:
-            outcome[name] = {"measurement": found}
-    return outcome, document.get("fio version")
-
-
-def _errno_text(number):
-    try:
-        return "errno %d (%s)" % (number, os.strerror(number))
-    except (TypeError, ValueError):
-        return "error %s" % number
-
-
-def dd_outcome(rc, stderr, block_size=4096):
-    """Measurement from dd's closing statistics (printed on completion and on SIGINT)."""
-    match = re.search(r"^(\d+) bytes .*copied, ([0-9.]+) s", stderr or "", re.M)
-    if not match or float(match.group(2)) <= 0 or int(match.group(1)) == 0:
-        return {"error": "dd exited with rc=%s: %s" % (rc, " ".join((stderr or "").split())[-400:])}
-    written, seconds = int(match.group(1)), float(match.group(2))
-    ios = written // block_size
-    return {"measurement": {
-        "write_iops": round(ios / seconds, 1),
-        "write_bw_bytes": int(written / seconds),
-        "total_ios": ios,
-        "runtime_ms": int(seconds * 1000),
-        "job_errors": [],
-        "latency_us": {"completion": {"mean": round(seconds * 1e6 / ios, 3), "p50": None, "p99": None, "p99_9": None},
-                       "sync": None},
-    }}
 
 
 # --------------------------------------------------------------------------- verdicts
@@ -272,7 +35,7 @@ def verdict(measurement, thresholds):
     marginal when every marginal limit holds, else unsuitable. A latency limit is left
     out when the method measured no percentile (dd)."""
     iops = measurement["write_iops"]
-    p99 = p99_sync_latency_ms(measurement)
+    p99 = fio_job.p99_sync_latency_ms(measurement)
     reasons, suitable, marginal = [], True, True
     if iops >= thresholds["min_iops"]:
         reasons.append("write IOPS %s >= %s" % (_num(iops), _num(thresholds["min_iops"])))
@@ -310,7 +73,7 @@ def is_clear(measurement, thresholds, margin):
     every limit, so a longer run cannot plausibly move the verdict across one."""
     pairs = [(measurement["write_iops"], thresholds["min_iops"]),
              (measurement["write_iops"], thresholds["marginal_min_iops"])]
-    p99 = p99_sync_latency_ms(measurement)
+    p99 = fio_job.p99_sync_latency_ms(measurement)
     for key in ("max_p99_sync_latency_ms", "marginal_max_p99_sync_latency_ms"):
         if thresholds[key] is not None:
             if p99 is None:
@@ -324,7 +87,7 @@ def is_clearly_unsuitable(measurement, thresholds, margin):
     unsuitable whatever the other metric does (a slow disk's latency may sit near its limit)."""
     if measurement["write_iops"] < thresholds["marginal_min_iops"] / margin:
         return True
-    limit, p99 = thresholds["marginal_max_p99_sync_latency_ms"], p99_sync_latency_ms(measurement)
+    limit, p99 = thresholds["marginal_max_p99_sync_latency_ms"], fio_job.p99_sync_latency_ms(measurement)
     return limit is not None and p99 is not None and p99 > limit * margin
 
 
@@ -414,11 +177,11 @@ class Prober:
         options = options or self.s["options"]
         runtime = runtime or self.s["runtime"]
         if self.s["method"] == "dd":
-            return [([d["name"]], dd_command(d["path"], self.s["region"])) for d in disks]
+            return [([d["name"]], fio_job.dd_command(d["path"], self.s["region"])) for d in disks]
         groups = [disks] if self.s["parallel"] else [[d] for d in disks]
         return [([d["name"] for d in group],
-                 fio_command(self.s["fio"], [(d["name"], d["path"]) for d in group],
-                             options, runtime, self.s["region"], numjobs))
+                 fio_job.fio_command(self.s["fio"], [(d["name"], d["path"]) for d in group],
+                                     options, runtime, self.s["region"], numjobs))
                 for group in groups if group]
 
     # ---- measuring
@@ -433,7 +196,7 @@ class Prober:
             if self.s["method"] == "dd":
                 runs = processes.run_processes([argv for _names, argv in batch], runtime + self.s["timeout"], stop_after=runtime)
                 for (names, argv), (rc, _out, err, timed_out) in zip(batch, runs):
-                    outcome = dd_outcome(rc, err) if not timed_out else {"error": "dd did not stop; killed"}
+                    outcome = fio_job.dd_outcome(rc, err) if not timed_out else {"error": "dd did not stop; killed"}
                     outcomes[names[0]] = dict(outcome, command=argv)
                 continue
             for names, argv in batch:
@@ -441,7 +204,7 @@ class Prober:
                 if timed_out:
                     found = dict((n, {"error": "fio did not finish within %d s; killed" % self.s["timeout"]}) for n in names)
                 else:
-                    found, version = fio_outcome(rc, out, err, names, runtime)
+                    found, version = fio_job.fio_outcome(rc, out, err, names, runtime)
                     self.fio_version = version or self.fio_version
                 for name in names:
                     outcomes[name] = dict(found[name], command=argv)
@@ -508,7 +271,7 @@ class Prober:
         }) for name, found in steps.items())
 
     def plp_hints(self, disks, measured):
-        outcomes = self.measure(disks, options=unsynced(self.s["options"]), runtime=self.s["plp_runtime"])
+        outcomes = self.measure(disks, options=fio_job.unsynced(self.s["options"]), runtime=self.s["plp_runtime"])
         hints = {}
         for disk in disks:
             outcome = outcomes[disk["name"]]
@@ -664,7 +427,7 @@ def probe_result(disk, outcome, settings, fio_version):
         return result
     for key in ("write_iops", "write_bw_bytes", "total_ios", "runtime_ms", "latency_us"):
         result[key] = measurement[key]
-    result["p99_sync_latency_ms"] = p99_sync_latency_ms(measurement)
+    result["p99_sync_latency_ms"] = fio_job.p99_sync_latency_ms(measurement)
     result["verdict"], result["reasons"] = verdict(measurement, settings["thresholds"])
     return result
 

@@ -25,6 +25,14 @@ import time
 
 MIB = 1024 ** 2
 BLOCK = 4096
+
+# The probe writes only inside this region: 1 GiB from the start keeps it clear of every
+# signature libblkid reads (partition tables, LVM, BlueStore and filesystem labels at the
+# start, md v1.0 and backup GPT at the end), and 512 MiB spreads random writes over enough
+# flash pages that no drive serves them from a small buffer.
+REGION_OFFSET_MIB = 1024
+REGION_SIZE_MIB = 512
+
 READ_CHUNK = 4 * MIB
 # A restore writes zeros over every non-zero 4 KiB block. Gaps shorter than MERGE_GAP between
 # them are written too (they hold zeros already), so a densely written region takes few large
@@ -150,6 +158,11 @@ def restore_zeros(path, region):
         if left:
             raise RegionError("%s: %d bytes at byte %d still hold data after zeroing" % (path, length, offset))
     return sum(length for _offset, length in runs)
+
+
+def region_bytes(offset_mib, size_mib):
+    """(offset, length) in bytes of a region given in MiB."""
+    return offset_mib * MIB, size_mib * MIB
 
 
 def in_parallel(function, items):

@@ -120,7 +120,7 @@ commands:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, blockqueue, fio_probe, interrupts, processes, readprobe)
+    blockdev, blockqueue, fio_job, interrupts, processes, readprobe)
 
 
 def _validate(module):
@@ -187,8 +187,8 @@ def main():
                 blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(plans[disk["name"]][min(index, len(plans[disk["name"]]) - 1)]))
             (rc, out, err, timed_out), = processes.run_processes([command()], timeout=module.params["runtime"] + 60)
             try:
-                speeds = readprobe.read_throughput(fio_probe.parse_fio_json(out))
-            except fio_probe.FioOutputError as exc:
+                speeds = readprobe.read_throughput(fio_job.parse_fio_json(out))
+            except fio_job.FioOutputError as exc:
                 speeds = dict((d["name"], (None, "timed out" if timed_out else "%s (rc=%s): %s" % (exc, rc, err.strip())))
                               for d in disks)
             for disk in disks:

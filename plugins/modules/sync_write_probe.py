@@ -486,7 +486,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_options, fio_probe, interrupts, probe_cache, probe_region, write_cache)
+    blockdev, fio_job, fio_options, fio_probe, interrupts, probe_cache, probe_region, write_cache)
 
 
 def main():
@@ -494,7 +494,7 @@ def main():
         argument_spec=dict(
             devices=dict(type="list", elements="str", required=True),
             overwrite_data=dict(type="list", elements="str", default=[]),
-            mode=dict(type="str", choices=sorted(fio_probe.MODE_JOBS), default="randwrite"),
+            mode=dict(type="str", choices=sorted(fio_job.MODE_JOBS), default="randwrite"),
             runtime=dict(type="int", default=15),
             min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["min_iops"]),
             marginal_min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["marginal_min_iops"]),
@@ -507,8 +507,8 @@ def main():
             adaptive_stage_seconds=dict(type="int", default=1),
             adaptive_margin=dict(type="float", default=1.5),
             fio_options=dict(type="dict", default={}),
-            region_offset_mib=dict(type="int", default=fio_probe.REGION_OFFSET_MIB),
-            region_size_mib=dict(type="int", default=fio_probe.REGION_SIZE_MIB),
+            region_offset_mib=dict(type="int", default=probe_region.REGION_OFFSET_MIB),
+            region_size_mib=dict(type="int", default=probe_region.REGION_SIZE_MIB),
             timeout=dict(type="int"),
             method=dict(type="str", choices=["auto", "fio", "dd"], default="auto"),
             plp_runtime=dict(type="int", default=3),
@@ -531,7 +531,7 @@ def main():
     try:
         fio_probe.check_thresholds(thresholds)
         overrides = fio_options.allowed_overrides(params["fio_options"], fio, run)
-        options = fio_probe.job_options(params["mode"], overrides)
+        options = fio_job.job_options(params["mode"], overrides)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
     for key in ("runtime", "adaptive_stage_seconds", "region_size_mib"):
@@ -547,7 +547,7 @@ def main():
     module.get_bin_path("dd", required=True)
     settings = dict(
         mode=params["mode"], method=method, fio=fio, options=options, runtime=params["runtime"],
-        region=fio_probe.region_bytes(params["region_offset_mib"], params["region_size_mib"]),
+        region=probe_region.region_bytes(params["region_offset_mib"], params["region_size_mib"]),
         thresholds=thresholds, parallel=params["parallel"], adaptive=params["adaptive"],
         stage_seconds=params["adaptive_stage_seconds"], margin=params["adaptive_margin"],
         timeout=params["timeout"] or params["runtime"] + 60, plp_runtime=params["plp_runtime"],
@@ -634,8 +634,8 @@ def main():
         elif nonzero and disk["name"] not in overwrite | planned:
             reason = ("region check: %d of %d MiB of the probe region from %d MiB are not zero, so the disk holds "
                       "data the probe would overwrite; name the disk in overwrite_data to allow that (the region "
-                      "is left zeroed)" % (len(nonzero), settings["region"][1] // fio_probe.MIB,
-                                           settings["region"][0] // fio_probe.MIB))
+                      "is left zeroed)" % (len(nonzero), settings["region"][1] // probe_region.MIB,
+                                           settings["region"][0] // probe_region.MIB))
         if reason:
             outcomes[disk["name"]] = fio_probe.refused_result(disk["path"], [reason], disk)
             probe.remove(disk)

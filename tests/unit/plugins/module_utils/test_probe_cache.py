@@ -3,7 +3,7 @@ they expire, never for errors, written atomically and pruned."""
 
 import os
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_probe, probe_cache
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, fio_probe, probe_cache
 
 THRESHOLDS = dict(fio_probe.DEFAULT_THRESHOLDS)
 REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
@@ -11,7 +11,7 @@ REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
 
 DISK = {"name": "sdb", "path": "/dev/sdb", "wwn": "0x55cd2e404c0a1b2c", "serial": "BTWL1234", "firmware": "G2010140",
         "size_bytes": 1600321314816, "model": "INTEL SSDSC2BB016T4", "transport": "sata", "rotational": False}
-SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_probe.job_options("randwrite"),
+SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_job.job_options("randwrite"),
                 runtime=15, region=REGION, thresholds=THRESHOLDS, parallel=True, adaptive=False, stage_seconds=2,
                 margin=1.5, timeout=75, plp_runtime=3, compare_write_cache=False, min_gain=0.1,
                 max_numjobs=16)
@@ -32,7 +32,7 @@ def test_cache_key_follows_identity_and_measuring_settings_only():
     for field, value in (("wwn", "0x55cd2e404c0a9999"), ("firmware", "G2010150"), ("size_bytes", 800 * 10 ** 9)):
         assert key_of(dict(DISK, **{field: value})) != key, field
     for setting, value in (("runtime", 30), ("mode", "journal"), ("thresholds", dict(THRESHOLDS, min_iops=8000)),
-                           ("options", fio_probe.job_options("randwrite", {"bs": "16k"})), ("parallel", False)):
+                           ("options", fio_job.job_options("randwrite", {"bs": "16k"})), ("parallel", False)):
         assert key_of(**{setting: value}) != key, setting
     # Neither the kill timeout nor where fio is installed changes what is measured.
     assert key_of(timeout=600, fio="/opt/fio/bin/fio") == key
