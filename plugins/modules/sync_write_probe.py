@@ -486,7 +486,7 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_job, fio_options, fio_probe, interrupts, probe_cache, probe_region, write_cache)
+    blockdev, fio_job, fio_options, fio_probe, interrupts, probe_cache, probe_region, probe_verdict, write_cache)
 
 
 def main():
@@ -496,12 +496,12 @@ def main():
             overwrite_data=dict(type="list", elements="str", default=[]),
             mode=dict(type="str", choices=sorted(fio_job.MODE_JOBS), default="randwrite"),
             runtime=dict(type="int", default=15),
-            min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["min_iops"]),
-            marginal_min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["marginal_min_iops"]),
+            min_iops=dict(type="int", default=probe_verdict.DEFAULT_THRESHOLDS["min_iops"]),
+            marginal_min_iops=dict(type="int", default=probe_verdict.DEFAULT_THRESHOLDS["marginal_min_iops"]),
             max_p99_sync_latency_ms=dict(
-                type="float", default=fio_probe.DEFAULT_THRESHOLDS["max_p99_sync_latency_ms"]),
+                type="float", default=probe_verdict.DEFAULT_THRESHOLDS["max_p99_sync_latency_ms"]),
             marginal_max_p99_sync_latency_ms=dict(
-                type="float", default=fio_probe.DEFAULT_THRESHOLDS["marginal_max_p99_sync_latency_ms"]),
+                type="float", default=probe_verdict.DEFAULT_THRESHOLDS["marginal_max_p99_sync_latency_ms"]),
             parallel=dict(type="bool", default=True),
             adaptive=dict(type="bool", default=False),
             adaptive_stage_seconds=dict(type="int", default=1),
@@ -522,14 +522,14 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    thresholds = dict((key, params[key]) for key in fio_probe.DEFAULT_THRESHOLDS)
+    thresholds = dict((key, params[key]) for key in probe_verdict.DEFAULT_THRESHOLDS)
     fio = module.get_bin_path("fio", required=params["method"] == "fio")
 
     def run(argv):
         return module.run_command(argv, environ_update={"LC_ALL": "C"})
 
     try:
-        fio_probe.check_thresholds(thresholds)
+        probe_verdict.check_thresholds(thresholds)
         overrides = fio_options.allowed_overrides(params["fio_options"], fio, run)
         options = fio_job.job_options(params["mode"], overrides)
     except ValueError as exc:

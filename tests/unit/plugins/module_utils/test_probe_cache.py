@@ -3,9 +3,9 @@ they expire, never for errors, written atomically and pruned."""
 
 import os
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, fio_probe, probe_cache
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, fio_probe, probe_cache, probe_verdict
 
-THRESHOLDS = dict(fio_probe.DEFAULT_THRESHOLDS)
+THRESHOLDS = dict(probe_verdict.DEFAULT_THRESHOLDS)
 REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
 
 
