@@ -486,7 +486,8 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_job, fio_options, fio_probe, interrupts, probe_cache, probe_region, probe_verdict, write_cache)
+    blockdev, fio_job, fio_options, interrupts, probe_cache, probe_region, probe_verdict, write_cache)
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
 
 
 def main():
@@ -562,7 +563,7 @@ def main():
         try:
             name = blockdev.resolve_disk(spec)
         except blockdev.DeviceError as exc:
-            entries.append((spec, None, fio_probe.refused_result(spec, [str(exc)])))
+            entries.append((spec, None, probe_utils.refused_result(spec, [str(exc)])))
             continue
         entries.append((spec, name, None))
         if name not in names:
@@ -609,7 +610,7 @@ def main():
         if disk["size_bytes"] < region_end:
             reasons.append("smaller than the end of the probe region (%d bytes)" % region_end)
         if reasons:
-            outcomes[name] = fio_probe.refused_result(disk["path"], reasons, disk)
+            outcomes[name] = probe_utils.refused_result(disk["path"], reasons, disk)
         else:
             probe.append(disk)
 
@@ -622,7 +623,7 @@ def main():
                 keys[disk["name"]] = probe_cache.entry_key(identity, settings)
                 hit = probe_cache.lookup(params["cache_dir"], keys[disk["name"]], now, params["cache_max_age"])
                 if hit:
-                    outcomes[disk["name"]] = fio_probe.cached_result(disk, *hit)
+                    outcomes[disk["name"]] = probe_utils.cached_result(disk, *hit)
         probe = [d for d in probe if d["name"] not in outcomes]
 
     # Reading is safe in check mode too, so check mode predicts these refusals exactly.
@@ -637,22 +638,22 @@ def main():
                       "is left zeroed)" % (len(nonzero), settings["region"][1] // probe_region.MIB,
                                            settings["region"][0] // probe_region.MIB))
         if reason:
-            outcomes[disk["name"]] = fio_probe.refused_result(disk["path"], [reason], disk)
+            outcomes[disk["name"]] = probe_utils.refused_result(disk["path"], [reason], disk)
             probe.remove(disk)
         else:
             disk["region_nonzero_mib"] = len(nonzero or [])
 
-    prober = fio_probe.Prober(run, settings, journal)
+    prober = probe_utils.Prober(run, settings, journal)
     if module.check_mode:
         commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
         for disk in probe:
-            outcomes[disk["name"]] = dict(fio_probe.planned_result(disk, settings, commands[disk["name"]]),
+            outcomes[disk["name"]] = dict(probe_utils.planned_result(disk, settings, commands[disk["name"]]),
                                           write_cache=write_cache.read(run, disk))
     else:
         interrupts.trap()
         measured = prober.probe_all(probe)
         for disk in probe:
-            outcomes[disk["name"]] = fio_probe.probe_result(disk, measured[disk["name"]], settings, prober.fio_version)
+            outcomes[disk["name"]] = probe_utils.probe_result(disk, measured[disk["name"]], settings, prober.fio_version)
     for name, (action, text, details) in recovered.items():
         if action != "refused":
             outcomes[name]["recovered"] = dict(details, action=action, note=text)

@@ -3,7 +3,8 @@ they expire, never for errors, written atomically and pruned."""
 
 import os
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, fio_probe, probe_cache, probe_verdict
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, probe_cache, probe_verdict
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
 
 THRESHOLDS = dict(probe_verdict.DEFAULT_THRESHOLDS)
 REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
@@ -18,7 +19,7 @@ SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_
 
 
 def stored(verdict="suitable"):
-    return dict(fio_probe.empty_result("/dev/sdb", DISK), verdict=verdict, write_iops=8713.0, written=True,
+    return dict(probe_utils.empty_result("/dev/sdb", DISK), verdict=verdict, write_iops=8713.0, written=True,
                 zeroed=True, reasons=["write IOPS 8713 >= 5000"])
 
 
