@@ -1,16 +1,197 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Sync-write probes: their orchestration over a set of disks, and the result records."""
+"""The sync_write_probe module's run: which disks it may probe, probing them (Prober), and
+the result record of each disk."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    fio_job, interrupts, probe_region, probe_verdict, processes, write_cache)
+import time
 
-# --------------------------------------------------------------------------- orchestration
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
+    blockdev, fio_job, interrupts, probe_cache, probe_region, probe_verdict, processes, write_cache)
+
+
+# --------------------------------------------------------------------------- a run of the module
+
+def requested(devices):
+    """(entries, names): one (device as given, kernel name or None, refused result or None)
+    per requested device, and the kernel names to judge. A disk named twice (say by name and
+    by-id link) is judged once and both entries carry its result."""
+    entries, names = [], []
+    for spec in devices:
+        try:
+            name = blockdev.resolve_disk(spec)
+        except blockdev.DeviceError as exc:
+            entries.append((spec, None, refused_result(spec, [str(exc)])))
+            continue
+        entries.append((spec, name, None))
+        if name not in names:
+            names.append(name)
+    return entries, names
+
+
+def judge(run_command, names, overwrite, settings, journal, cache, check_mode, warn):
+    """({name: result}, pending restores, changed) of one run over the disks ``names``.
+
+    Each disk's journal record is handled first; then the refusal checks, the result cache
+    (``cache`` is (directory, max age in seconds), or None) and the region check leave the
+    disks to probe. Check mode reads all of that and writes nothing. ``overwrite`` are the
+    disks named in overwrite_data; ``warn(text)`` reports what does not fail the run.
+    """
+    disks, recovered = _recover(run_command, names, overwrite, journal, check_mode)
+    # Check mode cannot zero a region an interrupted probe left: judge such a disk as if it had.
+    planned = set(n for n, found in recovered.items() if found[0] == "planned")
+    outcomes, probe = _refuse(names, disks, overwrite | planned, recovered, settings)
+    now = time.time()
+    keys = {}
+    if cache:
+        keys = _from_cache(probe, outcomes, settings, cache, now)
+        probe = [d for d in probe if d["name"] not in outcomes]
+    _check_regions(probe, outcomes, settings, overwrite | planned)
+
+    prober = Prober(run_command, settings, journal)
+    if check_mode:
+        commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
+        for disk in probe:
+            outcomes[disk["name"]] = dict(planned_result(disk, settings, commands[disk["name"]]),
+                                          write_cache=write_cache.read(run_command, disk))
+    else:
+        interrupts.trap()
+        measured = prober.probe_all(probe)
+        for disk in probe:
+            outcomes[disk["name"]] = probe_result(disk, measured[disk["name"]], settings, prober.fio_version)
+    for name, (action, text, details) in recovered.items():
+        if action != "refused":
+            outcomes[name]["recovered"] = dict(details, action=action, note=text)
+    if keys and not check_mode:
+        _store(cache, [outcomes[d["name"]] for d in probe], keys, now, warn)
+
+    identities = [disks[n]["identity"] for n in names]
+    pending = [_pending(record) for record in journal.records() if record.get("identity") not in identities]
+    for record in pending:
+        warn("the probe journal holds an unfinished restore for %s (%s), not probed in this run: %s"
+             % (record["device"], record["started_at"], record["file"]))
+    changed = bool(prober.written) or any(a == "restored" for a, _t, _d in recovered.values())
+    return outcomes, pending, changed
+
+
+def _recover(run_command, names, overwrite, journal, check_mode):
+    """({name: disk}, {name: (action, text, details)}): the disks with their journal identity,
+    and what was done about the record an interrupted probe left (see probe_region.recovery)."""
+    disks, recovered = _inventory(run_command, names), {}
+    for name in names:
+        disk = disks[name]
+        disk["identity"], disk["stable_identity"] = probe_region.journal_identity(disk, backing_file(name))
+        try:
+            found = probe_region.recovery(journal, disk, disk["identity"], disk["stable_identity"],
+                                          blockdev.blocking_reasons(disk, overwrite_data=True), name in overwrite,
+                                          check_mode)
+        except probe_region.RegionError as exc:
+            found = ("refused", "journal: zeroing the region an interrupted probe left behind failed: %s" % exc, None)
+        if found:
+            recovered[name] = found
+    if any(action == "restored" for action, _text, _details in recovered.values()):
+        # The region is zero again: judge the disks as they are now.
+        fresh = _inventory(run_command, [n for n, found in recovered.items() if found[0] == "restored"])
+        for name, disk in fresh.items():
+            disk["identity"], disk["stable_identity"] = disks[name]["identity"], disks[name]["stable_identity"]
+            disks[name] = disk
+    return disks, recovered
+
+
+def _refuse(names, disks, overwrite, recovered, settings):
+    """({name: refused result}, [disks left to probe]) after the refusal checks of disk_facts,
+    the journal's refusals and the disk's size."""
+    outcomes, probe = {}, []
+    region_end = sum(settings["region"])
+    for name in names:
+        disk = disks[name]
+        reasons = blockdev.blocking_reasons(disk, overwrite_data=name in overwrite)
+        if name in recovered and recovered[name][0] == "refused":
+            # First: the content checks then also see the probe data the record explains.
+            reasons.insert(0, recovered[name][1])
+        if disk["size_bytes"] < region_end:
+            reasons.append("smaller than the end of the probe region (%d bytes)" % region_end)
+        if reasons:
+            outcomes[name] = refused_result(disk["path"], reasons, disk)
+        else:
+            probe.append(disk)
+    return outcomes, probe
+
+
+def _from_cache(probe, outcomes, settings, cache, now):
+    """Serve the disks of ``probe`` that have a valid cache entry into ``outcomes``; returns
+    {name: cache key} of every disk that can be cached."""
+    cache_dir, max_age = cache
+    keys = {}
+    for disk in probe:
+        identity = probe_cache.disk_identity(disk, backing_file(disk["name"]))
+        if identity is not None:
+            keys[disk["name"]] = probe_cache.entry_key(identity, settings)
+            hit = probe_cache.lookup(cache_dir, keys[disk["name"]], now, max_age)
+            if hit:
+                outcomes[disk["name"]] = cached_result(disk, *hit)
+    return keys
+
+
+def _check_regions(probe, outcomes, settings, overwrite):
+    """Refuse, into ``outcomes`` and out of ``probe``, each disk whose probe region is not all
+    zeros. Reading is safe in check mode too, so check mode predicts these refusals exactly."""
+    region = settings["region"]
+    checks = probe_region.in_parallel(lambda d: probe_region.nonzero_mib(d["path"], region), probe)
+    for disk, (nonzero, error) in zip(list(probe), checks):
+        reason = None
+        if error:
+            reason = "region check: %s" % error
+        elif nonzero and disk["name"] not in overwrite:
+            reason = ("region check: %d of %d MiB of the probe region from %d MiB are not zero, so the disk holds "
+                      "data the probe would overwrite; name the disk in overwrite_data to allow that (the region "
+                      "is left zeroed)" % (len(nonzero), region[1] // probe_region.MIB, region[0] // probe_region.MIB))
+        if reason:
+            outcomes[disk["name"]] = refused_result(disk["path"], [reason], disk)
+            probe.remove(disk)
+        else:
+            disk["region_nonzero_mib"] = len(nonzero or [])
+
+
+def _store(cache, measured, keys, now, warn):
+    """Cache the verdicts measured now; a cache that cannot be written costs a re-probe
+    next time, never this run's results."""
+    cache_dir, max_age = cache
+    probe_cache.prune(cache_dir, now, max_age)
+    for result in measured:
+        if result["verdict"] in probe_cache.CACHEABLE_VERDICTS and result["name"] in keys:
+            try:
+                probe_cache.store(cache_dir, keys[result["name"]], result, now)
+            except (IOError, OSError) as exc:
+                warn("could not cache the result of %s: %s" % (result["device"], exc))
+
+
+def _inventory(run_command, names):
+    return dict((d["name"], d) for d in blockdev.build_disks(blockdev.take_snapshot(run_command, names)))
+
+
+def _pending(record):
+    return {"device": record.get("device"), "model": record.get("model"), "serial": record.get("serial"),
+            "started_at": probe_region.when(record.get("started_at", 0)), "region": record.get("region"),
+            "file": record["file"]}
+
+
+def backing_file(name):
+    """The file behind a loop device, its only stable identity."""
+    if not name.startswith("loop"):
+        return None
+    try:
+        with open("/sys/block/%s/loop/backing_file" % name) as handle:
+            return handle.read().strip() or None
+    except (IOError, OSError):
+        return None
+
+
+# --------------------------------------------------------------------------- probing
 
 ADAPTIVE_MAX_STAGES = 3
 
