@@ -120,7 +120,8 @@ commands:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, blockqueue, fio_job, interrupts, processes, readprobe)
+    blockdev, blockqueue, fio_job, interrupts, processes)
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
 
 
 def _validate(module):
@@ -161,13 +162,13 @@ def main():
     except blockdev.DeviceError as exc:
         module.fail_json(msg=str(exc))
     page_kb = blockqueue.page_size_kb()
-    plans = dict((d["name"], readprobe.candidate_values(
+    plans = dict((d["name"], read_utils.candidate_values(
         module.params["max_sectors_kb"], d["max_sectors_kb"], d["max_hw_sectors_kb"], page_kb)) for d in disks)
     rounds = max(len(values) for values in plans.values()) if plans else 0
-    region = min([module.params["region_size_mib"] * readprobe.MIB] + [d["size_bytes"] for d in disks])
+    region = min([module.params["region_size_mib"] * read_utils.MIB] + [d["size_bytes"] for d in disks])
 
     def command():
-        return readprobe.read_command(fio, [(d["name"], d["path"]) for d in disks], module.params["runtime"],
+        return read_utils.read_command(fio, [(d["name"], d["path"]) for d in disks], module.params["runtime"],
                                       module.params["block_size"], region)
 
     results = dict((d["name"], dict(device=d["name"], model=d["model"], original_max_sectors_kb=d["max_sectors_kb"],
@@ -187,7 +188,7 @@ def main():
                 blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(plans[disk["name"]][min(index, len(plans[disk["name"]]) - 1)]))
             (rc, out, err, timed_out), = processes.run_processes([command()], timeout=module.params["runtime"] + 60)
             try:
-                speeds = readprobe.read_throughput(fio_job.parse_fio_json(out))
+                speeds = read_utils.read_throughput(fio_job.parse_fio_json(out))
             except fio_job.FioOutputError as exc:
                 speeds = dict((d["name"], (None, "timed out" if timed_out else "%s (rc=%s): %s" % (exc, rc, err.strip())))
                               for d in disks)
@@ -209,11 +210,11 @@ def main():
 
     for result in results.values():
         measured = [row for row in result["table"] if row["read_mib_s"] is not None]
-        result["best"] = readprobe.best_of(measured)
+        result["best"] = read_utils.best_of(measured)
     ordered = [results[n] for n in sorted(results)]
-    models = readprobe.by_model([dict(r, table=[row for row in r["table"] if row["read_mib_s"] is not None])
+    models = read_utils.by_model([dict(r, table=[row for row in r["table"] if row["read_mib_s"] is not None])
                                  for r in ordered])
-    module.exit_json(changed=False, results=ordered, models=models, choices=readprobe.model_choices(models),
+    module.exit_json(changed=False, results=ordered, models=models, choices=read_utils.model_choices(models),
                      commands=[command()])
 
 

@@ -1,23 +1,23 @@
-"""readprobe: candidate values, fio read JSON (captured from fio 3.33), per-model choice."""
+"""seq_read_probe (module_utils): candidate values, fio read JSON (captured from fio 3.33), per-model choice."""
 
 import json
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import readprobe
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
 
 
 def test_candidate_values_resolve_current_and_hw_and_clamp():
-    assert readprobe.candidate_values([64, "current", 128, "hw", 9999, 1], current=128, hw_max=512) == [64, 128, 512, 4]
+    assert read_utils.candidate_values([64, "current", 128, "hw", 9999, 1], current=128, hw_max=512) == [64, 128, 512, 4]
 
 
 def test_read_command_is_read_only_and_one_job_per_disk():
-    argv = readprobe.read_command("fio", [("sdb", "/dev/sdb"), ("sdc", "/dev/sdc")], 5, "4M", 1024)
+    argv = read_utils.read_command("fio", [("sdb", "/dev/sdb"), ("sdc", "/dev/sdc")], 5, "4M", 1024)
     assert "--readonly" in argv and "--rw=read" in argv and "--direct=1" in argv
     assert argv[-4:] == ["--name=sdb", "--filename=/dev/sdb", "--name=sdc", "--filename=/dev/sdc"]
     assert not any(arg.startswith(("--rw=write", "--rw=randwrite", "--fsync")) for arg in argv)
 
 
 def test_read_throughput_from_captured_fio(fixture_text):
-    speeds = readprobe.read_throughput(json.loads(fixture_text("fio_read/two_disks.json")))
+    speeds = read_utils.read_throughput(json.loads(fixture_text("fio_read/two_disks.json")))
     assert sorted(speeds) == ["sdb", "sdc"]
     for mib_s, error in speeds.values():
         assert mib_s > 0 and error is None
@@ -25,7 +25,7 @@ def test_read_throughput_from_captured_fio(fixture_text):
 
 def test_read_throughput_names_a_job_error():
     document = {"jobs": [{"jobname": "sdb", "error": 5, "read": {"bw_bytes": 0}}]}
-    assert readprobe.read_throughput(document) == {"sdb": (0.0, "fio job error 5 (Input/output error)")}
+    assert read_utils.read_throughput(document) == {"sdb": (0.0, "fio job error 5 (Input/output error)")}
 
 
 def test_by_model_takes_medians_and_the_fastest_value():
@@ -34,7 +34,7 @@ def test_by_model_takes_medians_and_the_fastest_value():
         {"model": "MX100 512", "table": [{"max_sectors_kb": 64, "read_mib_s": 530.0}, {"max_sectors_kb": 512, "read_mib_s": 440.0}]},
         {"model": "MX100 256", "table": [{"max_sectors_kb": 64, "read_mib_s": 480.0}, {"max_sectors_kb": 512, "read_mib_s": 536.0}]},
     ]
-    models = readprobe.by_model(results)
+    models = read_utils.by_model(results)
     assert models["MX100 512"] == {"best": 64, "table": [
         {"max_sectors_kb": 64, "read_mib_s": 532.0, "disks": 2},
         {"max_sectors_kb": 512, "read_mib_s": 438.0, "disks": 2}]}
@@ -43,4 +43,4 @@ def test_by_model_takes_medians_and_the_fastest_value():
 
 def test_model_choices_skip_unknown_models_and_unmeasured():
     models = {"A": {"best": 64, "table": []}, "(unknown)": {"best": 128, "table": []}, "B": {"best": None, "table": []}}
-    assert readprobe.model_choices(models) == [{"model": "A", "max_sectors_kb": 64}]
+    assert read_utils.model_choices(models) == [{"model": "A", "max_sectors_kb": 64}]
