@@ -44,3 +44,52 @@ def test_by_model_takes_medians_and_the_fastest_value():
 def test_model_choices_skip_unknown_models_and_unmeasured():
     models = {"A": {"best": 64, "table": []}, "(unknown)": {"best": 128, "table": []}, "B": {"best": None, "table": []}}
     assert read_utils.model_choices(models) == [{"model": "A", "max_sectors_kb": 64}]
+
+
+class Host:
+    """max_sectors_kb writes and one fio run, as measure_round sees them."""
+
+    def __init__(self, monkeypatch, stdout, rc=0, stderr="", timed_out=False):
+        self.written, self.runs = [], []
+        monkeypatch.setattr(read_utils.blockqueue, "write_attribute",
+                            lambda name, attribute, value: self.written.append((name, attribute, value)))
+
+        def run_processes(argvs, timeout):
+            self.runs.append((argvs, timeout))
+            return [(rc, stdout, stderr, timed_out)]
+
+        monkeypatch.setattr(read_utils.processes, "run_processes", run_processes)
+
+
+DISKS = [{"name": "sdb", "max_sectors_kb": 512}, {"name": "sdc", "max_sectors_kb": 128}]
+
+
+def test_a_round_sets_each_disk_and_rows_only_disks_with_a_value_left(monkeypatch, fixture_text):
+    host = Host(monkeypatch, fixture_text("fio_read/two_disks.json"))
+    rows = read_utils.measure_round(["fio"], DISKS, {"sdb": [64, 128], "sdc": [64]}, 1, 65)
+    assert host.written == [("sdb", "max_sectors_kb", "128"), ("sdc", "max_sectors_kb", "64")]
+    assert host.runs == [([["fio"]], 65)]
+    assert list(rows) == ["sdb"] and rows["sdb"]["max_sectors_kb"] == 128 and rows["sdb"]["error"] is None
+    assert rows["sdb"]["read_mib_s"] == round(1106190065 / float(1024 ** 2), 1)
+
+
+def test_a_round_without_fio_json_is_an_error_for_every_disk(monkeypatch):
+    Host(monkeypatch, "", rc=1, stderr="fio: engine libaio not loadable\n")
+    rows = read_utils.measure_round(["fio"], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)
+    assert rows["sdc"] == {"max_sectors_kb": 64, "read_mib_s": None,
+                           "error": "fio printed no JSON (rc=1): fio: engine libaio not loadable"}
+    Host(monkeypatch, "", rc=-15, timed_out=True)
+    assert read_utils.measure_round(["fio"], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)["sdb"]["error"] == "timed out"
+
+
+def test_set_back_restores_every_disk_and_names_those_that_failed(monkeypatch):
+    written = []
+
+    def write_attribute(name, attribute, value):
+        if name == "sdc":
+            raise IOError(22, "Invalid argument")
+        written.append((name, attribute, value))
+
+    monkeypatch.setattr(read_utils.blockqueue, "write_attribute", write_attribute)
+    assert read_utils.set_back(DISKS) == ["sdc: [Errno 22] Invalid argument"]
+    assert written == [("sdb", "max_sectors_kb", "512")]
