@@ -11,7 +11,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_job, interrupts, probe_cache, probe_region, probe_verdict, processes, write_cache)
+    blockdev, direct_io, fio_job, interrupts, probe_cache, probe_region, probe_verdict, processes, write_cache)
 
 
 # --------------------------------------------------------------------------- a run of the module
@@ -141,7 +141,8 @@ def _check_regions(probe, outcomes, settings, overwrite):
     """Refuse, into ``outcomes`` and out of ``probe``, each disk whose probe region is not all
     zeros. Reading is safe in check mode too, so check mode predicts these refusals exactly."""
     region = settings["region"]
-    checks = probe_region.in_parallel(lambda d: probe_region.nonzero_mib(d["path"], region), probe)
+    checks = direct_io.in_parallel(lambda d: probe_region.nonzero_mib(d["path"], region), probe,
+                                   errors=probe_region.ERRORS)
     for disk, (nonzero, error) in zip(list(probe), checks):
         reason = None
         if error:
@@ -405,7 +406,8 @@ class Prober:
         limit: a restore cut short leaves probe data behind. A disk whose region reads back as
         zeros leaves the journal; the others stay in it for the next run."""
         written = [d for d in disks if d["name"] in self.written]
-        outcomes = probe_region.in_parallel(lambda d: probe_region.restore_zeros(d["path"], self.s["region"]), written)
+        outcomes = direct_io.in_parallel(lambda d: probe_region.restore_zeros(d["path"], self.s["region"]), written,
+                                         errors=probe_region.ERRORS)
         restored = {}
         for disk, (zeroed_bytes, error) in zip(written, outcomes):
             if error is None:
