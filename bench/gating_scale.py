@@ -72,5 +72,6 @@ def main():
                           "disks share one backing disk and two CPUs here, unlike real disks on their own "
                           "controllers."])
 
+
 if __name__ == "__main__":
     main()

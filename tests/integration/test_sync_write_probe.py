@@ -308,7 +308,7 @@ def test_a_probe_killed_outright_is_restored_by_the_next_run(loop_disks, tmp_pat
 
     planned = by_device(probe([disk], check=True, **args))[disk.path]
     assert planned["recovered"]["action"] == "planned" and not region_is_zero(disk)
-    found = by_device(probe([disk], **dict(args, runtime=2)))[disk.path]
+    found = by_device(probe([disk], **{**args, "runtime": 2}))[disk.path]
     assert (found["recovered"] or {}).get("action") == "restored", (found["verdict"], found["reasons"])
     assert found["recovered"]["zeroed_bytes"] > 0 and found["recovered"]["file"] == str(records[0])
     assert found["verdict"] == "suitable" and found["zeroed"] is True
@@ -362,7 +362,7 @@ def test_a_disk_someone_holds_open_is_not_zeroed_under_them(loop_disks, tmp_path
     assert waiting["verdict"] == "refused"
     assert "and python3 (pid %d) still have the disk open, so it was not zeroed" % holder.pid in waiting["reasons"][0]
     assert not region_is_zero(disk)
-    found = by_device(probe([disk], **dict(args, runtime=2)))[disk.path]
+    found = by_device(probe([disk], **{**args, "runtime": 2}))[disk.path]
     assert found["recovered"]["action"] == "restored" and found["verdict"] == "suitable"
     assert_blank_again(disk)
 

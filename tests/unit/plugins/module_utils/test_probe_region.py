@@ -45,7 +45,7 @@ def test_restore_zeroes_exactly_the_written_blocks_and_nothing_outside(disk_file
     write(disk_file, REGION[0] + REGION[1], b"c" * 4096)
     assert probe_region.nonzero_mib(disk_file, REGION) == [REGION[0] + 5 * MIB, REGION[0] + 7 * MIB]
     assert probe_region.written_runs(disk_file, REGION) == [(REGION[0] + 5 * MIB + 8192, 4096),
-                                                           (REGION[0] + 7 * MIB, 8192)]
+                                                            (REGION[0] + 7 * MIB, 8192)]
     assert probe_region.restore_zeros(disk_file, REGION) == 4096 + 8192
     assert probe_region.nonzero_mib(disk_file, REGION) == []
     with open(disk_file, "rb") as handle:
