@@ -48,7 +48,7 @@ class Lab:
     def __init__(self, vm):
         self.vm = vm
         self.label = "lab, " + vm.accel
-        vm.put([OPS, os.path.join(MODULE_UTILS, "probe_region.py")], self.folder)
+        vm.put([OPS] + [os.path.join(MODULE_UTILS, name) for name in ("probe_region.py", "direct_io.py")], self.folder)
 
     def ops(self, op, paths, *extra):
         argv = ["python3", self.folder + "/region_ops.py", self.folder, str(REGION[0]), str(REGION[1]), op]

@@ -1,5 +1,6 @@
 """Timed operations on the probe region of disks, run where the disks are (this host, or a
-lab VM it is copied to next to probe_region.py): prints one JSON object of seconds.
+lab VM it is copied to next to probe_region.py and direct_io.py): prints one JSON object of
+seconds.
 
   check         the region check: read every MiB of the region, all disks at once
   save_restore  the alternative the probe does not take: copy the region to a file on the
@@ -12,37 +13,33 @@ usage: python3 region_ops.py MODULE_UTILS_DIR OFFSET LENGTH OP DEVICE [DEVICE ..
 """
 
 import hashlib
-import importlib.util
+import importlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
+import types
 
 
-def load_probe_region(folder):
-    spec = importlib.util.spec_from_file_location("probe_region", os.path.join(folder, "probe_region.py"))
-    found = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(found)
-    return found
+def load_module_utils(folder, *names):
+    """The modules ``names`` of the module_utils in ``folder`` (copied there with those they
+    import): the collection need not be installed where this runs."""
+    package = "ansible_collections.cephops.osd_tuning.plugins.module_utils"
+    parts = package.split(".")
+    for depth in range(1, len(parts) + 1):
+        stub = types.ModuleType(".".join(parts[:depth]))
+        stub.__path__ = []
+        sys.modules[stub.__name__] = stub
+    sys.modules[package].__path__ = [folder]
+    return [importlib.import_module(package + "." + name) for name in names]
 
 
-def each(function, devices):
-    errors = []
-
-    def work(device):
-        try:
-            function(device)
-        except Exception as exc:  # noqa: BLE001 (reported, the timing is void)
-            errors.append("%s: %s" % (device, exc))
-
-    threads = [threading.Thread(target=work, args=(d,)) for d in devices]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+def each(direct_io, function, devices):
+    """Run ``function`` on all devices at once, as the module does; a failure voids the timing."""
+    outcomes = direct_io.in_parallel(function, devices, errors=(Exception,))
+    errors = ["%s: %s" % (device, error) for device, (_result, error) in zip(devices, outcomes) if error]
     if errors:
         sys.exit("; ".join(errors))
 
@@ -79,7 +76,7 @@ def save_restore(region_lib, region, device):
 def main():
     folder, offset, length, op = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
     devices = sys.argv[5:]
-    region_lib, region = load_probe_region(folder), (offset, length)
+    (region_lib, direct_io), region = load_module_utils(folder, "probe_region", "direct_io"), (offset, length)
     mib = 1024 ** 2
     operations = {
         "check": lambda d: region_lib.nonzero_mib(d, region),
@@ -96,7 +93,7 @@ def main():
              "--iodepth=1", "--rw=randwrite", "--offset=%d" % offset, "--size=%d" % length, "--time_based",
              "--runtime=%d" % seconds, "--output-format=terse"], check=True, capture_output=True)
     start = time.monotonic()
-    each(operations[op], devices)
+    each(direct_io, operations[op], devices)
     print(json.dumps({"op": op, "seconds": round(time.monotonic() - start, 3), "disks": len(devices)}))
 
 

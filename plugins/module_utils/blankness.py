@@ -19,14 +19,12 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import errno
-import mmap
-import os
 import re
 import struct
-import threading
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import direct_io
 
 MIB = 1024 * 1024
-ZERO_MIB = b"\0" * MIB
 
 # The sample, in whole MiB counted from the start of the disk (the last one may be shorter):
 # the first HEAD_MIB (partition tables, boot sectors, first superblocks), the last TAIL_MIB
@@ -202,37 +200,14 @@ def signature_from_export(offset, tags):
 
 # --------------------------------------------------------------------------- reading
 
-class _Reader:
-    """O_DIRECT reads of one disk into page-aligned buffers (mmap memory is page-aligned,
-    which O_DIRECT needs for 4096-byte sectors too)."""
-
-    def __init__(self, path, size_bytes):
-        self.size = size_bytes
-        self.handle = os.fdopen(os.open(path, os.O_RDONLY | os.O_DIRECT), "rb", 0)
-        self.buffers = {}
-
-    def close(self):
-        self.handle.close()
-        for buf in self.buffers.values():
-            buf.close()
-
-    def read(self, offset, length):
-        """The bytes from ``offset`` (aligned to the logical sector) up to ``length`` or the end
-        of the disk, in a buffer of ``length`` bytes; returns (buffer, bytes that belong)."""
-        buf = self.buffers.get(length)
-        if buf is None:
-            buf = self.buffers[length] = mmap.mmap(-1, length)
-        want = min(length, self.size - offset)
-        self.handle.seek(offset)
-        got = self.handle.readinto(buf)
-        if got is None or got < want:
-            raise IOError(errno.EIO, "short read at offset %d: %s of %d bytes" % (offset, got, want))
-        return buf, want
-
-
-def _is_zero(buf, length):
-    # Slicing an mmap gives bytes; comparing bytes is what makes this fast.
-    return buf[:length] == (ZERO_MIB if length == MIB else ZERO_MIB[:length])
+def _read(reader, size_bytes, offset, length):
+    """(buffer, bytes that belong): the bytes from ``offset`` up to ``length`` or the end of
+    the disk, in a buffer of ``length`` bytes."""
+    buf, got = reader.read(offset, length)
+    want = min(length, size_bytes - offset)
+    if got < want:
+        raise IOError(errno.EIO, "short read at offset %d: %s of %d bytes" % (offset, got, want))
+    return buf, want
 
 
 def _candidate_offsets(size_bytes, sector_size, partitions):
@@ -256,14 +231,14 @@ def sample_disk(path, size_bytes, sector_size):
                   windows=[], error=None)
     kept, zero = {}, set()
     try:
-        reader = _Reader(path, size_bytes)
+        reader = direct_io.Reader(path)
     except (IOError, OSError) as exc:
         result["error"] = "cannot open %s: %s" % (path, exc)
         return result
     try:
         for chunk in chunks:
-            buf, length = reader.read(chunk * MIB, MIB)
-            if _is_zero(buf, length):
+            buf, length = _read(reader, size_bytes, chunk * MIB, MIB)
+            if direct_io.is_zero(buf[:length]):
                 zero.add(chunk)
                 continue
             result["nonzero_mib"] += 1
@@ -274,7 +249,7 @@ def sample_disk(path, size_bytes, sector_size):
         partitions = _leftover_partitions(kept, size_bytes, sector_size)
         result["partition_entries"] = [dict(offset=o, size=s, source=src) for o, s, src in partitions]
         for offset, size in sorted(_candidate_offsets(size_bytes, sector_size, partitions).items()):
-            if not _window_is_zero(reader, offset, kept, zero):
+            if not _window_is_zero(reader, size_bytes, offset, kept, zero):
                 result["windows"].append(dict(offset=offset, size=size))
     except (IOError, OSError) as exc:
         result["error"] = "reading %s: %s" % (path, exc)
@@ -287,53 +262,34 @@ def _leftover_partitions(kept, size_bytes, sector_size):
     """Partitions in the tables at the head and tail, from the non-zero MiB kept there."""
     if not kept:
         return []  # every table area is zero
-    head, tail = (b"".join(kept.get(c, ZERO_MIB[:min(MIB, size_bytes - c * MIB)]) for c in chunks)
+    head, tail = (b"".join(kept.get(c, direct_io.zeros(min(MIB, size_bytes - c * MIB))) for c in chunks)
                   for chunks in _head_and_tail(size_bytes))
     disk_sectors = size_bytes // sector_size
     return mbr_partitions(head[:sector_size], disk_sectors, sector_size) + gpt_partitions(
         head, tail, size_bytes, sector_size)
 
 
-def _window_is_zero(reader, offset, kept, zero):
+def _window_is_zero(reader, size_bytes, offset, kept, zero):
     """Whether the SIGNATURE_WINDOW bytes from ``offset`` are zero, from the sample when it
     covers them, else read."""
-    end = min(offset + SIGNATURE_WINDOW, reader.size)
+    end = min(offset + SIGNATURE_WINDOW, size_bytes)
     chunks = range(offset // MIB, (end - 1) // MIB + 1)
     if all(c in zero for c in chunks):
         return True
     if all(c in zero or c in kept for c in chunks):
-        data = b"".join(kept.get(c, ZERO_MIB) for c in chunks)
+        data = b"".join(kept.get(c, direct_io.zeros(MIB)) for c in chunks)
         start = offset - chunks[0] * MIB
-        return data[start:start + end - offset] == ZERO_MIB[:end - offset]
-    buf, length = reader.read(offset, SIGNATURE_WINDOW)
-    return _is_zero(buf, length)
-
-
-def _in_parallel(function, items):
-    """[function(item) for item in items], at most READ_THREADS at a time."""
-    results, pending, lock = {}, list(enumerate(items)), threading.Lock()
-
-    def work():
-        while True:
-            with lock:
-                if not pending:
-                    return
-                index, item = pending.pop()
-            results[index] = function(item)
-
-    workers = [threading.Thread(target=work) for _i in range(min(READ_THREADS, len(pending)))]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return [results[index] for index in range(len(items))]
+        return direct_io.is_zero(data[start:start + end - offset])
+    buf, length = _read(reader, size_bytes, offset, SIGNATURE_WINDOW)
+    return direct_io.is_zero(buf[:length])
 
 
 def read_contents(run_command, disks):
     """{path: content} for ``disks``, a list of (device path, size in bytes, logical sector
     size): the sample of each disk (disks read in parallel), then blkid where a window is
     not zero. ``run_command(argv)`` returns (rc, stdout, stderr), with LC_ALL=C."""
-    samples = _in_parallel(lambda disk: sample_disk(*disk), disks)
+    samples = [sample for sample, _error in
+               direct_io.in_parallel(lambda disk: sample_disk(*disk), disks, most=READ_THREADS, errors=())]
     contents = {}
     for (path, _size, _sector_size), sample in zip(disks, samples):
         content = dict(sample, signatures=[], probed_offsets=[], errors=[])

@@ -20,20 +20,26 @@ import mmap
 import os
 import stat
 import tempfile
-import threading
 import time
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import direct_io
 
 MIB = 1024 ** 2
 BLOCK = 4096
+
+# The probe writes only inside this region: 1 GiB from the start keeps it clear of every
+# signature libblkid reads (partition tables, LVM, BlueStore and filesystem labels at the
+# start, md v1.0 and backup GPT at the end), and 512 MiB spreads random writes over enough
+# flash pages that no drive serves them from a small buffer.
+REGION_OFFSET_MIB = 1024
+REGION_SIZE_MIB = 512
+
 READ_CHUNK = 4 * MIB
 # A restore writes zeros over every non-zero 4 KiB block. Gaps shorter than MERGE_GAP between
 # them are written too (they hold zeros already), so a densely written region takes few large
 # writes and a sparsely written one few small writes; no write exceeds MAX_WRITE.
 MERGE_GAP = 64 * 1024
 MAX_WRITE = MIB
-ZERO_CHUNK = bytes(READ_CHUNK)
-ZERO_MIB = ZERO_CHUNK[:MIB]
-ZERO_BLOCK = ZERO_CHUNK[:BLOCK]
 
 JOURNAL_FORMAT = 1
 
@@ -42,36 +48,30 @@ class RegionError(Exception):
     """A region could not be read or written; the message says which disk and why."""
 
 
+# What the region operations raise, for direct_io.in_parallel to turn into error text.
+ERRORS = (RegionError, IOError, OSError)
+
+
 class JournalError(Exception):
     """The journal could not record a disk, so nothing was written to it."""
 
 
-def _open(path, write=False):
-    flags = (os.O_RDWR if write else os.O_RDONLY) | getattr(os, "O_DIRECT", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        return os.open(path, flags)
-    except OSError as exc:
-        raise RegionError("%s: cannot open (%s)" % (path, exc.strerror))
+def _cannot_open(path, exc):
+    return RegionError("%s: cannot open (%s)" % (path, exc.strerror))
 
 
 def _read_region(path, region, chunk=READ_CHUNK):
-    """Yield (absolute offset, bytes) of ``region`` in chunks read with O_DIRECT into an
-    aligned buffer (O_DIRECT refuses unaligned memory)."""
+    """Yield (absolute offset, bytes) of ``region`` in chunks read with O_DIRECT."""
     offset, length = region
-    fd = _open(path)
-    buffer = mmap.mmap(-1, chunk)
     try:
-        reader = os.fdopen(fd, "rb", buffering=0)
-    except BaseException:
-        os.close(fd)
-        raise
+        reader = direct_io.Reader(path)
+    except OSError as exc:
+        raise _cannot_open(path, exc)
     with reader:
         position, end = offset, offset + length
         while position < end:
-            size = min(chunk, end - position)
-            reader.seek(position)
             try:
-                got = reader.readinto(memoryview(buffer)[:size])
+                buffer, got = reader.read(position, min(chunk, end - position))
             except (IOError, OSError) as exc:
                 raise RegionError("%s: read at byte %d failed (%s)" % (path, position, exc.strerror))
             if not got:
@@ -85,8 +85,7 @@ def nonzero_mib(path, region):
     found = []
     for position, data in _read_region(path, region):
         for start in range(0, len(data), MIB):
-            piece = data[start:start + MIB]
-            if piece != ZERO_MIB[:len(piece)]:
+            if not direct_io.is_zero(data[start:start + MIB]):
                 found.append(position + start)
     return found
 
@@ -95,13 +94,13 @@ def written_runs(path, region):
     """(offset, length) runs that cover every non-zero 4 KiB block of ``region``."""
     runs = []
     for position, data in _read_region(path, region):
-        if data == ZERO_CHUNK[:len(data)]:
+        if direct_io.is_zero(data):
             continue
         for mib in range(0, len(data), MIB):
-            if data[mib:mib + MIB] == ZERO_MIB[:len(data) - mib]:
+            if direct_io.is_zero(data[mib:mib + MIB]):
                 continue
             for start in range(mib, min(mib + MIB, len(data)), BLOCK):
-                if data[start:start + BLOCK] != ZERO_BLOCK:
+                if not direct_io.is_zero(data[start:start + BLOCK]):
                     _add_block(runs, position + start)
     return runs
 
@@ -121,7 +120,10 @@ def write_zeros(path, runs):
     if not runs:
         return
     zeros = mmap.mmap(-1, MAX_WRITE)  # anonymous memory is zero-filled and page-aligned
-    fd = _open(path, write=True)
+    try:
+        fd = direct_io.open_direct(path, write=True)
+    except OSError as exc:
+        raise _cannot_open(path, exc)
     try:
         for offset, length in runs:
             try:
@@ -152,23 +154,9 @@ def restore_zeros(path, region):
     return sum(length for _offset, length in runs)
 
 
-def in_parallel(function, items):
-    """[(result, None) or (None, error text)] of ``function(item)`` for each item, one thread
-    per item: reads and writes of different disks overlap, as the probe's own fio jobs do."""
-    outcomes = [None] * len(items)
-
-    def work(index, item):
-        try:
-            outcomes[index] = (function(item), None)
-        except (RegionError, IOError, OSError) as exc:
-            outcomes[index] = (None, str(exc))
-
-    threads = [threading.Thread(target=work, args=(index, item)) for index, item in enumerate(items)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return outcomes
+def region_bytes(offset_mib, size_mib):
+    """(offset, length) in bytes of a region given in MiB."""
+    return offset_mib * MIB, size_mib * MIB
 
 
 def zero_command(path, region):

@@ -119,22 +119,8 @@ commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, blockqueue, fio_probe, interrupts, readprobe)
-
-
-def _validate(module):
-    for value in module.params["max_sectors_kb"]:
-        if value in ("current", "hw"):
-            continue
-        try:
-            if int(value) < 1:
-                raise ValueError()
-        except (TypeError, ValueError):
-            module.fail_json(msg="max_sectors_kb: %r is neither a positive number, current nor hw" % (value,))
-    for key in ("runtime", "region_size_mib"):
-        if module.params[key] < 1:
-            module.fail_json(msg="%s must be at least 1" % key)
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, blockqueue, interrupts
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
 
 
 def main():
@@ -148,7 +134,17 @@ def main():
         ),
         supports_check_mode=True,
     )
-    _validate(module)
+    for value in module.params["max_sectors_kb"]:
+        if value in ("current", "hw"):
+            continue
+        try:
+            if int(value) < 1:
+                raise ValueError()
+        except (TypeError, ValueError):
+            module.fail_json(msg="max_sectors_kb: %r is neither a positive number, current nor hw" % (value,))
+    for key in ("runtime", "region_size_mib"):
+        if module.params[key] < 1:
+            module.fail_json(msg="%s must be at least 1" % key)
     fio = module.get_bin_path("fio", required=True)
     module.get_bin_path("wipefs", required=True)
 
@@ -161,14 +157,14 @@ def main():
     except blockdev.DeviceError as exc:
         module.fail_json(msg=str(exc))
     page_kb = blockqueue.page_size_kb()
-    plans = dict((d["name"], readprobe.candidate_values(
+    plans = dict((d["name"], read_utils.candidate_values(
         module.params["max_sectors_kb"], d["max_sectors_kb"], d["max_hw_sectors_kb"], page_kb)) for d in disks)
     rounds = max(len(values) for values in plans.values()) if plans else 0
-    region = min([module.params["region_size_mib"] * readprobe.MIB] + [d["size_bytes"] for d in disks])
+    region = min([module.params["region_size_mib"] * read_utils.MIB] + [d["size_bytes"] for d in disks])
 
     def command():
-        return readprobe.read_command(fio, [(d["name"], d["path"]) for d in disks], module.params["runtime"],
-                                      module.params["block_size"], region)
+        return read_utils.read_command(fio, [(d["name"], d["path"]) for d in disks], module.params["runtime"],
+                                       module.params["block_size"], region)
 
     results = dict((d["name"], dict(device=d["name"], model=d["model"], original_max_sectors_kb=d["max_sectors_kb"],
                                     table=[], best=None)) for d in disks)
@@ -179,41 +175,25 @@ def main():
                          commands=[command()] * rounds)
 
     interrupts.trap()
-    restore_errors = []
     try:
         for index in range(rounds):
-            # A disk with fewer distinct values is measured again at its last one, alongside.
-            for disk in disks:
-                blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(plans[disk["name"]][min(index, len(plans[disk["name"]]) - 1)]))
-            (rc, out, err, timed_out), = fio_probe.run_processes([command()], timeout=module.params["runtime"] + 60)
-            try:
-                speeds = readprobe.read_throughput(fio_probe.parse_fio_json(out))
-            except fio_probe.FioOutputError as exc:
-                speeds = dict((d["name"], (None, "timed out" if timed_out else "%s (rc=%s): %s" % (exc, rc, err.strip())))
-                              for d in disks)
-            for disk in disks:
-                if index < len(plans[disk["name"]]):
-                    mib_s, error = speeds.get(disk["name"], (None, "no result"))
-                    results[disk["name"]]["table"].append(dict(
-                        max_sectors_kb=plans[disk["name"]][index], read_mib_s=None if error else mib_s, error=error))
+            rows = read_utils.measure_round(command(), disks, plans, index, module.params["runtime"] + 60)
+            for name, row in rows.items():
+                results[name]["table"].append(row)
     except (interrupts.Interrupted, OSError) as exc:
         module.fail_json(msg="measurement stopped: %s" % exc, changed=False)
     finally:
-        for disk in disks:
-            try:
-                blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(disk["max_sectors_kb"]))
-            except (IOError, OSError) as exc:
-                restore_errors.append("%s: %s" % (disk["name"], exc))
+        restore_errors = read_utils.set_back(disks)
     if restore_errors:
         module.fail_json(msg="max_sectors_kb could not be set back: %s" % "; ".join(restore_errors), changed=True)
 
     for result in results.values():
         measured = [row for row in result["table"] if row["read_mib_s"] is not None]
-        result["best"] = readprobe.best_of(measured)
+        result["best"] = read_utils.best_of(measured)
     ordered = [results[n] for n in sorted(results)]
-    models = readprobe.by_model([dict(r, table=[row for row in r["table"] if row["read_mib_s"] is not None])
-                                 for r in ordered])
-    module.exit_json(changed=False, results=ordered, models=models, choices=readprobe.model_choices(models),
+    models = read_utils.by_model([dict(r, table=[row for row in r["table"] if row["read_mib_s"] is not None])
+                                  for r in ordered])
+    module.exit_json(changed=False, results=ordered, models=models, choices=read_utils.model_choices(models),
                      commands=[command()])
 
 

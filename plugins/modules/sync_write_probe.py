@@ -482,11 +482,10 @@ pending_restores:
   sample: []
 """
 
-import time
-
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_options, fio_probe, interrupts, probe_region)
+    blockdev, fio_job, fio_options, probe_region, probe_verdict)
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
 
 
 def main():
@@ -494,21 +493,21 @@ def main():
         argument_spec=dict(
             devices=dict(type="list", elements="str", required=True),
             overwrite_data=dict(type="list", elements="str", default=[]),
-            mode=dict(type="str", choices=sorted(fio_probe.MODE_JOBS), default="randwrite"),
+            mode=dict(type="str", choices=sorted(fio_job.MODE_JOBS), default="randwrite"),
             runtime=dict(type="int", default=15),
-            min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["min_iops"]),
-            marginal_min_iops=dict(type="int", default=fio_probe.DEFAULT_THRESHOLDS["marginal_min_iops"]),
+            min_iops=dict(type="int", default=probe_verdict.DEFAULT_THRESHOLDS["min_iops"]),
+            marginal_min_iops=dict(type="int", default=probe_verdict.DEFAULT_THRESHOLDS["marginal_min_iops"]),
             max_p99_sync_latency_ms=dict(
-                type="float", default=fio_probe.DEFAULT_THRESHOLDS["max_p99_sync_latency_ms"]),
+                type="float", default=probe_verdict.DEFAULT_THRESHOLDS["max_p99_sync_latency_ms"]),
             marginal_max_p99_sync_latency_ms=dict(
-                type="float", default=fio_probe.DEFAULT_THRESHOLDS["marginal_max_p99_sync_latency_ms"]),
+                type="float", default=probe_verdict.DEFAULT_THRESHOLDS["marginal_max_p99_sync_latency_ms"]),
             parallel=dict(type="bool", default=True),
             adaptive=dict(type="bool", default=False),
             adaptive_stage_seconds=dict(type="int", default=1),
             adaptive_margin=dict(type="float", default=1.5),
             fio_options=dict(type="dict", default={}),
-            region_offset_mib=dict(type="int", default=fio_probe.REGION_OFFSET_MIB),
-            region_size_mib=dict(type="int", default=fio_probe.REGION_SIZE_MIB),
+            region_offset_mib=dict(type="int", default=probe_region.REGION_OFFSET_MIB),
+            region_size_mib=dict(type="int", default=probe_region.REGION_SIZE_MIB),
             timeout=dict(type="int"),
             method=dict(type="str", choices=["auto", "fio", "dd"], default="auto"),
             plp_runtime=dict(type="int", default=3),
@@ -522,16 +521,16 @@ def main():
         supports_check_mode=True,
     )
     params = module.params
-    thresholds = dict((key, params[key]) for key in fio_probe.DEFAULT_THRESHOLDS)
+    thresholds = dict((key, params[key]) for key in probe_verdict.DEFAULT_THRESHOLDS)
     fio = module.get_bin_path("fio", required=params["method"] == "fio")
 
     def run(argv):
         return module.run_command(argv, environ_update={"LC_ALL": "C"})
 
     try:
-        fio_probe.check_thresholds(thresholds)
+        probe_verdict.check_thresholds(thresholds)
         overrides = fio_options.allowed_overrides(params["fio_options"], fio, run)
-        options = fio_probe.job_options(params["mode"], overrides)
+        options = fio_job.job_options(params["mode"], overrides)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
     for key in ("runtime", "adaptive_stage_seconds", "region_size_mib"):
@@ -547,7 +546,7 @@ def main():
     module.get_bin_path("dd", required=True)
     settings = dict(
         mode=params["mode"], method=method, fio=fio, options=options, runtime=params["runtime"],
-        region=fio_probe.region_bytes(params["region_offset_mib"], params["region_size_mib"]),
+        region=probe_region.region_bytes(params["region_offset_mib"], params["region_size_mib"]),
         thresholds=thresholds, parallel=params["parallel"], adaptive=params["adaptive"],
         stage_seconds=params["adaptive_stage_seconds"], margin=params["adaptive_margin"],
         timeout=params["timeout"] or params["runtime"] + 60, plp_runtime=params["plp_runtime"],
@@ -555,18 +554,7 @@ def main():
         max_numjobs=params["journal_max_numjobs"],
     )
 
-    # One entry per requested device; a disk named twice (say by name and by-id link) is
-    # judged once and both entries carry its result.
-    entries, names = [], []
-    for spec in params["devices"]:
-        try:
-            name = blockdev.resolve_disk(spec)
-        except blockdev.DeviceError as exc:
-            entries.append((spec, None, fio_probe.refused_result(spec, [str(exc)])))
-            continue
-        entries.append((spec, name, None))
-        if name not in names:
-            names.append(name)
+    entries, names = probe_utils.requested(params["devices"])
     try:
         overwrite = set(blockdev.resolve_disks(params["overwrite_data"]))
     except blockdev.DeviceError as exc:
@@ -575,132 +563,12 @@ def main():
         module.fail_json(msg="overwrite_data names %s, which devices does not list"
                          % ", ".join("/dev/" + n for n in sorted(overwrite - set(names))))
 
-    journal = probe_region.Journal(params["journal_dir"])
-    disks, outcomes = _inventory(run, names), {}
-    recovered = {}
-    for name in names:
-        disk = disks[name]
-        disk["identity"], disk["stable_identity"] = probe_region.journal_identity(disk, _backing_file(name))
-        try:
-            found = probe_region.recovery(journal, disk, disk["identity"], disk["stable_identity"],
-                                          blockdev.blocking_reasons(disk, overwrite_data=True), name in overwrite,
-                                          module.check_mode)
-        except probe_region.RegionError as exc:
-            found = ("refused", "journal: zeroing the region an interrupted probe left behind failed: %s" % exc, None)
-        if found:
-            recovered[name] = found
-    if any(action == "restored" for action, _text, _details in recovered.values()):
-        # The region is zero again: judge the disks as they are now.
-        fresh = _inventory(run, [n for n, found in recovered.items() if found[0] == "restored"])
-        for name, disk in fresh.items():
-            disk["identity"], disk["stable_identity"] = disks[name]["identity"], disks[name]["stable_identity"]
-            disks[name] = disk
-
-    # Check mode cannot zero a region an interrupted probe left: judge such a disk as if it had.
-    planned = set(n for n, found in recovered.items() if found[0] == "planned")
-    region_end = sum(settings["region"])
-    probe = []
-    for name in names:
-        disk = disks[name]
-        reasons = blockdev.blocking_reasons(disk, overwrite_data=name in overwrite | planned)
-        if name in recovered and recovered[name][0] == "refused":
-            # First: the content checks then also see the probe data the record explains.
-            reasons.insert(0, recovered[name][1])
-        if disk["size_bytes"] < region_end:
-            reasons.append("smaller than the end of the probe region (%d bytes)" % region_end)
-        if reasons:
-            outcomes[name] = fio_probe.refused_result(disk["path"], reasons, disk)
-        else:
-            probe.append(disk)
-
-    now = time.time()
-    keys = {}
-    if params["cache_max_age"]:
-        for disk in probe:
-            identity = fio_probe.disk_identity(disk, _backing_file(disk["name"]))
-            if identity is not None:
-                keys[disk["name"]] = fio_probe.cache_key(identity, settings)
-                hit = fio_probe.read_cache(params["cache_dir"], keys[disk["name"]], now, params["cache_max_age"])
-                if hit:
-                    outcomes[disk["name"]] = fio_probe.cached_result(disk, *hit)
-        probe = [d for d in probe if d["name"] not in outcomes]
-
-    # Reading is safe in check mode too, so check mode predicts these refusals exactly.
-    checks = probe_region.in_parallel(lambda d: probe_region.nonzero_mib(d["path"], settings["region"]), probe)
-    for disk, (nonzero, error) in zip(list(probe), checks):
-        reason = None
-        if error:
-            reason = "region check: %s" % error
-        elif nonzero and disk["name"] not in overwrite | planned:
-            reason = ("region check: %d of %d MiB of the probe region from %d MiB are not zero, so the disk holds "
-                      "data the probe would overwrite; name the disk in overwrite_data to allow that (the region "
-                      "is left zeroed)" % (len(nonzero), settings["region"][1] // fio_probe.MIB,
-                                           settings["region"][0] // fio_probe.MIB))
-        if reason:
-            outcomes[disk["name"]] = fio_probe.refused_result(disk["path"], [reason], disk)
-            probe.remove(disk)
-        else:
-            disk["region_nonzero_mib"] = len(nonzero or [])
-
-    prober = fio_probe.Prober(run, settings, journal)
-    if module.check_mode:
-        commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
-        for disk in probe:
-            outcomes[disk["name"]] = dict(fio_probe.planned_result(disk, settings, commands[disk["name"]]),
-                                          write_cache=prober.read_write_cache(disk))
-    else:
-        interrupts.trap()
-        measured = prober.probe_all(probe)
-        for disk in probe:
-            outcomes[disk["name"]] = fio_probe.probe_result(disk, measured[disk["name"]], settings, prober.fio_version)
-    for name, (action, text, details) in recovered.items():
-        if action != "refused":
-            outcomes[name]["recovered"] = dict(details, action=action, note=text)
-    if keys and not module.check_mode:
-        store_results(module, [outcomes[d["name"]] for d in probe], keys, now)
-
+    outcomes, pending, changed = probe_utils.judge(
+        run, names, overwrite, settings, probe_region.Journal(params["journal_dir"]),
+        (params["cache_dir"], params["cache_max_age"]) if params["cache_max_age"] else None,
+        module.check_mode, module.warn)
     results = [dict(refused or outcomes[name], given=spec) for spec, name, refused in entries]
-    identities = [disks[n]["identity"] for n in names]
-    pending = [_pending(record) for record in journal.records() if record.get("identity") not in identities]
-    for record in pending:
-        module.warn("the probe journal holds an unfinished restore for %s (%s), not probed in this run: %s"
-                    % (record["device"], record["started_at"], record["file"]))
-    module.exit_json(changed=bool(prober.written) or any(a == "restored" for a, _t, _d in recovered.values()),
-                     results=results, pending_restores=pending)
-
-
-def _inventory(run, names):
-    return dict((d["name"], d) for d in blockdev.build_disks(blockdev.take_snapshot(run, names)))
-
-
-def _pending(record):
-    return {"device": record.get("device"), "model": record.get("model"), "serial": record.get("serial"),
-            "started_at": probe_region.when(record.get("started_at", 0)), "region": record.get("region"),
-            "file": record["file"]}
-
-
-def _backing_file(name):
-    """The file behind a loop device, its only stable identity."""
-    if not name.startswith("loop"):
-        return None
-    try:
-        with open("/sys/block/%s/loop/backing_file" % name) as handle:
-            return handle.read().strip() or None
-    except (IOError, OSError):
-        return None
-
-
-def store_results(module, measured, keys, now):
-    """Cache the verdicts measured now; a cache that cannot be written costs a re-probe
-    next time, never this run's results."""
-    cache_dir, max_age = module.params["cache_dir"], module.params["cache_max_age"]
-    fio_probe.prune_cache(cache_dir, now, max_age)
-    for result in measured:
-        if result["verdict"] in fio_probe.CACHEABLE_VERDICTS and result["name"] in keys:
-            try:
-                fio_probe.write_cache(cache_dir, keys[result["name"]], result, now)
-            except (IOError, OSError) as exc:
-                module.warn("could not cache the result of %s: %s" % (result["device"], exc))
+    module.exit_json(changed=changed, results=results, pending_restores=pending)
 
 
 if __name__ == "__main__":

@@ -34,3 +34,12 @@ def run_module(capsys):
                 main()
         return json.loads(capsys.readouterr().out)
     return run
+
+
+@pytest.fixture
+def disk_file(tmp_path):
+    """A sparse 16 MiB file that stands in for a disk: O_DIRECT reads and writes it alike."""
+    path = tmp_path / "disk.img"
+    with open(str(path), "wb") as handle:
+        handle.truncate(16 * 1024 ** 2)
+    return str(path)

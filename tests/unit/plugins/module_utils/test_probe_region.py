@@ -13,14 +13,6 @@ MIB = 1024 ** 2
 REGION = (4 * MIB, 8 * MIB)
 
 
-@pytest.fixture
-def disk_file(tmp_path):
-    path = tmp_path / "disk.img"
-    with open(str(path), "wb") as handle:
-        handle.truncate(16 * MIB)
-    return str(path)
-
-
 def write(path, offset, data):
     with open(path, "r+b") as handle:
         handle.seek(offset)
@@ -65,13 +57,6 @@ def test_restore_zeroes_exactly_the_written_blocks_and_nothing_outside(disk_file
 def test_a_region_past_the_end_is_an_error_not_a_zero_region(disk_file):
     with pytest.raises(probe_region.RegionError, match="ended at byte"):
         probe_region.nonzero_mib(disk_file, (12 * MIB, 8 * MIB))
-
-
-def test_in_parallel_keeps_order_and_turns_failures_into_text(disk_file):
-    outcomes = probe_region.in_parallel(lambda region: probe_region.nonzero_mib(disk_file, region),
-                                        [(0, MIB), (15 * MIB, 2 * MIB)])
-    assert outcomes[0] == ([], None)
-    assert outcomes[1][0] is None and "ended at byte" in outcomes[1][1]
 
 
 DISK = {"name": "sdb", "path": "/dev/sdb", "model": "M", "serial": "S1", "wwn": None, "size_bytes": 16 * MIB}

@@ -1,13 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Sequential-read measurements at several max_sectors_kb values (seed 002), read-only."""
+"""The seq_read_probe module's measurement: sequential reads of disks at several max_sectors_kb
+values (seed 002), read-only, and the fastest value per model."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import os
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockqueue, fio_job, processes
 
 MIB = 1024 ** 2
 UNKNOWN_MODEL = "(unknown)"
@@ -36,8 +39,7 @@ def read_command(fio, targets, runtime, block_size, region_bytes):
     """One fio run reading every target side by side; --readonly makes fio refuse any write."""
     return [fio, "--output-format=json", "--readonly", "--allow_file_create=0", "--ioengine=libaio",
             "--direct=1", "--rw=read", "--iodepth=1", "--bs=%s" % block_size, "--time_based",
-            "--runtime=%d" % runtime, "--size=%d" % region_bytes] + \
-        [arg for name, path in targets for arg in ("--name=" + name, "--filename=" + path)]
+            "--runtime=%d" % runtime, "--size=%d" % region_bytes] + fio_job.job_sections(targets)
 
 
 def read_throughput(document):
@@ -48,6 +50,39 @@ def read_throughput(document):
         error = "fio job error %d (%s)" % (errno, os.strerror(errno)) if errno else None
         speeds[job.get("jobname")] = (round(job.get("read", {}).get("bw_bytes", 0) / float(MIB), 1), error)
     return speeds
+
+
+def measure_round(argv, disks, plans, index, timeout):
+    """{name: table row} of round ``index``: every disk is set to its value of the round, then
+    all are read by one fio run (``argv``). A disk with fewer distinct values in ``plans`` is
+    read again at its last one, alongside the others, and gets no row."""
+    for disk in disks:
+        values = plans[disk["name"]]
+        blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(values[min(index, len(values) - 1)]))
+    (rc, out, err, timed_out), = processes.run_processes([argv], timeout=timeout)
+    try:
+        speeds = read_throughput(fio_job.parse_fio_json(out))
+    except fio_job.FioOutputError as exc:
+        speeds = dict((d["name"], (None, "timed out" if timed_out else "%s (rc=%s): %s" % (exc, rc, err.strip())))
+                      for d in disks)
+    rows = {}
+    for disk in disks:
+        if index < len(plans[disk["name"]]):
+            mib_s, error = speeds.get(disk["name"], (None, "no result"))
+            rows[disk["name"]] = dict(max_sectors_kb=plans[disk["name"]][index],
+                                      read_mib_s=None if error else mib_s, error=error)
+    return rows
+
+
+def set_back(disks):
+    """Set every disk's max_sectors_kb back to its value before; ["name: why"] of those that failed."""
+    errors = []
+    for disk in disks:
+        try:
+            blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(disk["max_sectors_kb"]))
+        except (IOError, OSError) as exc:
+            errors.append("%s: %s" % (disk["name"], exc))
+    return errors
 
 
 def _median(values):

@@ -1,0 +1,116 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""A disk's volatile write cache: which tool reads and switches it for each transport, its
+commands and their parsers, and the kernel's own view (queue/write_cache).
+
+Switching never saves the setting to the drive: it lasts until the next power cycle.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import re
+
+
+def tool_for(transport):
+    """Which tool reads and switches the drive's own cache for a transport; sysfs otherwise
+    (loop, virtio: only the kernel's view exists)."""
+    if transport in ("sata", "ata"):
+        return "hdparm"
+    if transport == "nvme":
+        return "nvme"
+    if transport in ("sas", "scsi", "fc", "iscsi", "usb"):
+        return "sdparm"
+    return "sysfs"
+
+
+def read_command(tool, path):
+    return {
+        "hdparm": ["hdparm", "-W", path],
+        "nvme": ["nvme", "get-feature", path, "--feature-id=6"],
+        "sdparm": ["sdparm", "--get=WCE", "--quiet", path],
+    }[tool]
+
+
+def set_command(tool, path, enabled):
+    return {
+        "hdparm": ["hdparm", "-W%d" % int(enabled), path],
+        # Without --save the change lasts until the next power cycle.
+        "nvme": ["nvme", "set-feature", path, "--feature-id=6", "--value=%d" % int(enabled)],
+        "sdparm": ["sdparm", "--%s=WCE" % ("set" if enabled else "clear"), "--quiet", path],
+    }[tool]
+
+
+def parse_hdparm(text):
+    """``hdparm -W``: ' write-caching =  1 (on)'; None when the drive does not say."""
+    match = re.search(r"write-caching\s*=\s*(\d+)", text or "")
+    return None if not match else match.group(1) != "0"
+
+
+def parse_nvme(text):
+    """``nvme get-feature --feature-id=6``: '... Current value:0x00000001' (bit 0 = enabled)."""
+    match = re.search(r"[Cc]urrent value:\s*(0x[0-9a-fA-F]+|\d+)", text or "")
+    return None if not match else bool(int(match.group(1), 0) & 1)
+
+
+def parse_nvme_vwc(text):
+    """``nvme id-ctrl -o json``: field vwc bit 0 = a volatile write cache is present."""
+    try:
+        return bool(int(json.loads(text)["vwc"]) & 1)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def parse_sdparm(text):
+    """``sdparm --get=WCE --quiet``: 'WCE  1  [cha: y, def:  1, sav:  1]'."""
+    match = re.search(r"^\s*WCE\s+(\d+)", text or "", re.M)
+    return None if not match else match.group(1) != "0"
+
+
+PARSERS = {
+    "hdparm": parse_hdparm,
+    "nvme": parse_nvme,
+    "sdparm": parse_sdparm,
+}
+
+
+def sysfs_state(value):
+    """Kernel view from queue/write_cache: True for 'write back', False for 'write through'."""
+    return {"write back": True, "write through": False}.get((value or "").strip())
+
+
+def read(run_command, disk):
+    """{"tool", "enabled", "volatile", "kernel_view"} of one disk; reading never writes.
+    ``run_command(argv)`` returns (rc, stdout, stderr)."""
+    tool = tool_for(disk["transport"])
+    kernel_view = disk.get("write_cache")
+    cache = {"tool": tool, "kernel_view": kernel_view, "enabled": sysfs_state(kernel_view), "volatile": None}
+    if tool == "sysfs":
+        cache["volatile"] = cache["enabled"]
+        return cache
+    rc, out, err = run_command(read_command(tool, disk["path"]))
+    cache["enabled"] = PARSERS[tool](out) if rc == 0 else None
+    if tool == "nvme":
+        rc, out, err = run_command(["nvme", "id-ctrl", disk["path"], "--output-format=json"])
+        cache["volatile"] = parse_nvme_vwc(out) if rc == 0 else None
+    else:
+        # ATA and SCSI drives report only whether the cache is on; an enabled cache is volatile
+        # unless the drive has power-loss protection, which they do not report.
+        cache["volatile"] = cache["enabled"]
+    return cache
+
+
+def switch(run_command, disk, tool, enabled):
+    """Turn the cache of one disk on or off with ``tool``; None on success, else the error text."""
+    if tool == "sysfs":
+        try:
+            with open("/sys/block/%s/queue/write_cache" % disk["name"], "w") as handle:
+                handle.write("write back" if enabled else "write through")
+        except (IOError, OSError) as exc:
+            return "cannot set queue/write_cache: %s" % exc
+        return None
+    rc, out, err = run_command(set_command(tool, disk["path"], enabled))
+    return None if rc == 0 else "%s failed (rc=%s): %s" % (tool, rc, (err or out).strip())

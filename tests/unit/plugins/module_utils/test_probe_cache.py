@@ -1,0 +1,84 @@
+"""probe_cache: entries bound to the disk's identity and the measuring settings, served until
+they expire, never for errors, written atomically and pruned."""
+
+import os
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, probe_cache, probe_verdict
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
+
+THRESHOLDS = dict(probe_verdict.DEFAULT_THRESHOLDS)
+REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
+
+
+DISK = {"name": "sdb", "path": "/dev/sdb", "wwn": "0x55cd2e404c0a1b2c", "serial": "BTWL1234", "firmware": "G2010140",
+        "size_bytes": 1600321314816, "model": "INTEL SSDSC2BB016T4", "transport": "sata", "rotational": False}
+SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_job.job_options("randwrite"),
+                runtime=15, region=REGION, thresholds=THRESHOLDS, parallel=True, adaptive=False, stage_seconds=2,
+                margin=1.5, timeout=75, plp_runtime=3, compare_write_cache=False, min_gain=0.1,
+                max_numjobs=16)
+
+
+def stored(verdict="suitable"):
+    return dict(probe_utils.empty_result("/dev/sdb", DISK), verdict=verdict, write_iops=8713.0, written=True,
+                zeroed=True, reasons=["write IOPS 8713 >= 5000"])
+
+
+def key_of(disk=None, **changes):
+    return probe_cache.entry_key(probe_cache.disk_identity(disk or DISK), dict(SETTINGS, **changes))
+
+
+def test_cache_key_follows_identity_and_measuring_settings_only():
+    key = key_of()
+    assert key == key_of() and len(key) == 64
+    for field, value in (("wwn", "0x55cd2e404c0a9999"), ("firmware", "G2010150"), ("size_bytes", 800 * 10 ** 9)):
+        assert key_of(dict(DISK, **{field: value})) != key, field
+    for setting, value in (("runtime", 30), ("mode", "journal"), ("thresholds", dict(THRESHOLDS, min_iops=8000)),
+                           ("options", fio_job.job_options("randwrite", {"bs": "16k"})), ("parallel", False)):
+        assert key_of(**{setting: value}) != key, setting
+    # Neither the kill timeout nor where fio is installed changes what is measured.
+    assert key_of(timeout=600, fio="/opt/fio/bin/fio") == key
+
+
+def test_disk_without_stable_identity_is_not_cached_but_a_loop_device_is():
+    anonymous = dict(DISK, wwn=None, serial=None)
+    assert probe_cache.disk_identity(anonymous) is None
+    assert probe_cache.disk_identity(anonymous, "/srv/disk0.img")["backing_file"] == "/srv/disk0.img"
+    assert probe_cache.disk_identity(dict(DISK, wwn=None))["serial"] == "BTWL1234"
+
+
+def test_stored_result_is_served_until_it_expires(tmp_path):
+    key = key_of()
+    probe_cache.store(str(tmp_path / "gate"), key, stored(), 1000.0)
+    assert oct((tmp_path / "gate").stat().st_mode & 0o777) == "0o700"
+    result, age = probe_cache.lookup(str(tmp_path / "gate"), key, 1000.0 + 3600, 7 * 86400)
+    assert (result["verdict"], result["write_iops"], age) == ("suitable", 8713.0, 3600)
+    assert probe_cache.lookup(str(tmp_path / "gate"), key, 1000.0 + 7 * 86400 + 1, 7 * 86400) is None
+    # A clock set back makes the entry look as if from the future: not trusted.
+    assert probe_cache.lookup(str(tmp_path / "gate"), key, 900.0, 7 * 86400) is None
+    assert [p.name for p in (tmp_path / "gate").iterdir()] == [key + ".json"]
+
+
+def test_missing_damaged_or_foreign_entries_are_misses(tmp_path):
+    key, other = key_of(), key_of(runtime=30)
+    assert probe_cache.lookup(str(tmp_path), key, 1000.0, 3600) is None
+    (tmp_path / (key + ".json")).write_text('{"key": "%s", "stored_at": 99' % key)
+    assert probe_cache.lookup(str(tmp_path), key, 1000.0, 3600) is None
+    probe_cache.store(str(tmp_path), other, stored(), 1000.0)
+    (tmp_path / (other + ".json")).rename(tmp_path / (key + ".json"))
+    assert probe_cache.lookup(str(tmp_path), key, 1000.0, 3600) is None
+
+
+def test_errors_are_never_served_from_cache(tmp_path):
+    key = key_of()
+    probe_cache.store(str(tmp_path), key, stored("error"), 1000.0)
+    assert probe_cache.lookup(str(tmp_path), key, 1001.0, 3600) is None
+
+
+def test_prune_removes_only_expired_entries(tmp_path):
+    old, young = key_of(), key_of(runtime=30)
+    probe_cache.store(str(tmp_path), old, stored(), 1000.0)
+    probe_cache.store(str(tmp_path), young, stored(), 1000.0)
+    os.utime(str(tmp_path / (old + ".json")), (1000.0, 1000.0))
+    os.utime(str(tmp_path / (young + ".json")), (5000.0, 5000.0))
+    probe_cache.prune(str(tmp_path), 6000.0, 3600)
+    assert [p.name for p in tmp_path.iterdir()] == [young + ".json"]

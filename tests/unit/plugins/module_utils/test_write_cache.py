@@ -1,0 +1,67 @@
+"""write_cache: the tool per transport, parsers fed with output captured from hdparm, sdparm and
+nvme-cli, switch commands that never save, and the kernel's view."""
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
+
+
+def test_write_cache_tool_per_transport():
+    assert [write_cache.tool_for(t) for t in ("sata", "nvme", "sas", "loop", "virtio")] == [
+        "hdparm", "nvme", "sdparm", "sysfs", "sysfs"]
+
+
+def test_hdparm_write_cache(fixture_text):
+    assert write_cache.parse_hdparm(fixture_text("fio/write_cache/hdparm_W_on.txt")) is True
+    assert write_cache.parse_hdparm(fixture_text("fio/write_cache/hdparm_W_off.txt")) is False
+    # hdparm -W on a device without the ATA ioctl (captured on a loop device) says nothing.
+    assert write_cache.parse_hdparm(fixture_text("fio/write_cache/hdparm_W_loop.txt")) is None
+
+
+def test_sdparm_write_cache(fixture_text):
+    assert write_cache.parse_sdparm(fixture_text("fio/write_cache/sdparm_wce_on.txt")) is True
+    assert write_cache.parse_sdparm(fixture_text("fio/write_cache/sdparm_wce_off.txt")) is False
+    assert write_cache.parse_sdparm("") is None
+
+
+def test_nvme_write_cache(fixture_text):
+    assert write_cache.parse_nvme(fixture_text("fio/write_cache/nvme_get_feature_6.txt")) is True
+    assert write_cache.parse_nvme_vwc('{"vid": 5197, "vwc": 7}') is True
+    assert write_cache.parse_nvme_vwc('{"vid": 5197, "vwc": 0}') is False
+    assert write_cache.parse_nvme_vwc("identify controller: Invalid argument") is None
+
+
+def test_switch_commands_do_not_save_to_the_drive():
+    for tool in ("hdparm", "nvme", "sdparm"):
+        argv = write_cache.set_command(tool, "/dev/x", False)
+        assert "--save" not in argv and argv[-1] == "/dev/x" or argv[2] == "/dev/x"
+    assert write_cache.set_command("sdparm", "/dev/sdb", False) == ["sdparm", "--clear=WCE", "--quiet", "/dev/sdb"]
+    assert write_cache.set_command("hdparm", "/dev/sda", True) == ["hdparm", "-W1", "/dev/sda"]
+
+
+def test_sysfs_write_cache():
+    assert write_cache.sysfs_state("write back\n") is True
+    assert write_cache.sysfs_state("write through") is False
+
+
+def test_read_asks_the_drive_and_keeps_the_kernel_view(fixture_text):
+    calls = []
+
+    def run(argv):
+        calls.append(argv)
+        if argv[1] == "get-feature":
+            return 0, fixture_text("fio/write_cache/nvme_get_feature_6.txt"), ""
+        return 0, '{"vid": 5197, "vwc": 0}', ""
+
+    nvme = {"name": "nvme0n1", "path": "/dev/nvme0n1", "transport": "nvme", "write_cache": "write back"}
+    assert write_cache.read(run, nvme) == {"tool": "nvme", "enabled": True, "volatile": False, "kernel_view": "write back"}
+    assert calls == [["nvme", "get-feature", "/dev/nvme0n1", "--feature-id=6"],
+                     ["nvme", "id-ctrl", "/dev/nvme0n1", "--output-format=json"]]
+    loop = {"name": "loop0", "path": "/dev/loop0", "transport": None, "write_cache": "write through\n"}
+    assert write_cache.read(None, loop) == {"tool": "sysfs", "enabled": False, "volatile": False,
+                                            "kernel_view": "write through\n"}
+
+
+def test_a_failed_switch_says_which_tool_and_why():
+    sata = {"name": "sda", "path": "/dev/sda", "transport": "sata"}
+    assert write_cache.switch(lambda argv: (0, "", ""), sata, "hdparm", False) is None
+    assert write_cache.switch(lambda argv: (5, "", " SG_IO: bad/missing sense data\n"), sata, "hdparm", True) == (
+        "hdparm failed (rc=5): SG_IO: bad/missing sense data")
