@@ -53,14 +53,15 @@ class Disk:
     serial: str
     model: str = ""
     rotation_rate: int = 0
-    iops_limit: int = 0
+    write_iops: int = 0  # limit on write requests a second; reads stay unthrottled
     prefilled: bool = False
 
 
 ZOO = (
     Disk("ssd", "sata", "CEPHOPS-SSD-0001", "CEPHOPS FAST SSD", rotation_rate=1),
     Disk("hdd", "sata", "CEPHOPS-HDD-0001", "CEPHOPS HDD", rotation_rate=7200),
-    Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SLOW SSD", rotation_rate=1, iops_limit=50),
+    # Slow at sync writes, fast at reads, like a consumer SSD.
+    Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SLOW SSD", rotation_rate=1, write_iops=50),
     Disk("data", "sata", "CEPHOPS-DATA-0001", "CEPHOPS DATA SSD", rotation_rate=1, prefilled=True),
     Disk("nvme", "nvme", "CEPHOPS-NVME-0001"),
     Disk("virtio", "virtio", "CEPHOPS-VIRTIO-0001"),
@@ -219,8 +220,8 @@ class Lab:
         sata_port = 0
         for disk in zoo:
             drive = f"if=none,id={disk.name},format=qcow2,cache=unsafe,file={qemu_opt(disks[disk.name])}"
-            if disk.iops_limit:
-                drive += f",throttling.iops-total={disk.iops_limit}"
+            if disk.write_iops:
+                drive += f",throttling.iops-write={disk.write_iops}"
             if disk.rotation_rate != 7200:
                 drive += ",discard=unmap"  # flash TRIMs; a spinning disk does not
             argv += ["-drive", drive]

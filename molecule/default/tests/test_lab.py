@@ -81,6 +81,19 @@ def test_slow_disk_is_slower_under_fsync(host):
     assert fast > 3 * slow, f"fast SSD {fast:.0f} IOPS is not clearly faster than slow SSD {slow:.0f}"
 
 
+def test_slow_disk_reads_fast(host):
+    # Only writes are throttled, as on a consumer SSD: the probe's region check reads at full speed.
+    # 64 MiB are 512 requests of at most 128 KiB, which 50 requests a second would stretch to 10 s.
+    disk = whole_disk_by_serial(host, "CEPHOPS-SLOW-0001")
+    result = host.check_output(
+        "fio --name=read-probe --filename=%s --ioengine=libaio --direct=1 --readonly --bs=1M --iodepth=1 "
+        "--rw=read --offset=1G --size=64M --output-format=json",
+        disk,
+    )
+    seconds = json.loads(result)["jobs"][0]["read"]["runtime"] / 1000
+    assert seconds < 3, f"reading 64 MiB of the throttled disk took {seconds:.1f} s"
+
+
 def test_data_disk_files_unchanged(host):
     state_dir = Path(os.environ["CEPHOPS_LAB_STATE_DIR"])
     vm = json.loads((state_dir / "vms" / host.backend.get_hostname() / "vm.json").read_text())
