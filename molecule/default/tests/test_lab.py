@@ -13,8 +13,9 @@ import pytest
 testinfra_hosts = ["ansible://osds"]
 
 GIB = 1 << 30
-MIN_DISK_BYTES = 8 * GIB  # ceph-volume rejects devices under 5 GB
+MIN_DISK_BYTES = 5 * GIB  # ceph-volume rejects devices under 5 GB
 DATA_SERIAL = "CEPHOPS-DATA-0001"
+RANDOM_SERIAL = "CEPHOPS-RAND-0001"
 
 # serial: (transport, rotational, model or None when the bus has no settable model)
 ZOO = {
@@ -22,6 +23,7 @@ ZOO = {
     "CEPHOPS-HDD-0001": ("sata", True, "CEPHOPS HDD"),
     "CEPHOPS-SLOW-0001": ("sata", False, "CEPHOPS SLOW SSD"),
     DATA_SERIAL: ("sata", False, "CEPHOPS DATA SSD"),
+    RANDOM_SERIAL: ("sata", False, "CEPHOPS RAND SSD"),
     "CEPHOPS-NVME-0001": ("nvme", False, None),
     "CEPHOPS-VIRTIO-0001": ("virtio", True, None),
     "CEPHOPS-OPSSD-0001": ("sata", False, "CEPHOPS SPARE"),
@@ -51,7 +53,7 @@ def sysfs_attr(host, disk, attribute):
 
 def fsync_write_iops(host, serial):
     """IOPS of 4 s of synchronous 4k random writes; only ever on blank scratch disks."""
-    assert serial != DATA_SERIAL, "the data disk must never be written"
+    assert serial not in (DATA_SERIAL, RANDOM_SERIAL), "the pre-filled disks must never be written"
     disk = whole_disk_by_serial(host, serial)
     result = host.check_output(
         "fio --name=fsync-probe --filename=%s --ioengine=libaio --direct=1 --fsync=1 "
