@@ -195,7 +195,8 @@ import os
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, hpa
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import ata_hpa as hpa
 
 ATA_TRANSPORTS = ("sata", "ata")
 IGNORE_HPA_PARAM = "/sys/module/libata/parameters/ignore_hpa"
