@@ -223,7 +223,7 @@ def run(module, method):
     snapshot = blockdev.take_snapshot(lambda argv: module.run_command(argv, environ_update={"LC_ALL": "C"}),
                                       [name for name, _key, _entry in targets], include_loop=True)
     disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot, min_size_bytes=0))
-    plans, refusals = [], []
+    plans, refusals, put_back = [], [], []
     for name, key, entry in targets:
         disk = disks[name]
         report = dict(method.defaults, device=disk["path"], serial=disk["serial"], wwn=disk["wwn"], changed=False,
@@ -246,6 +246,8 @@ def run(module, method):
         report["actions"] = [_command(argv) for argv in plan["actions"]]
         if plan["change"]:
             plans.append((report, disk, key, state, plan, recorded))
+        elif params["restore"]:
+            put_back.append(key)  # the original is there already
     if refusals:
         module.fail_json(msg="; ".join(refusals), **result)
 
@@ -257,6 +259,10 @@ def run(module, method):
         report["changed"] = True
     if module.check_mode:
         module.exit_json(**result)
+    if put_back:
+        for key in put_back:
+            record["disks"].pop(key)
+        records.save(module, params["record"], record)
 
     applied = 0
     for report, disk, key, state, plan, recorded in plans:

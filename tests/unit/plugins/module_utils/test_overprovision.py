@@ -131,6 +131,8 @@ class Method:
                     before=disk["path"] + ": whole", after=disk["path"] + ": smaller", reserve=entry["reserve_percent"])
 
     def plan_restore(self, disk, state, recorded):
+        if recorded.get("put_back_by_hand"):
+            return Plan()
         return Plan(change=True, actions=[["/usr/bin/undo", disk["path"]]], before="smaller", after="whole")
 
     def refusal(self, disk, checks, restoring):
@@ -218,3 +220,13 @@ def test_restore_of_listed_disks_leaves_the_others_in_the_record(disks, tmp_path
     result = run(Module(restore=True, record=str(record), disks=disks("sdb", "sdz")), method)
     assert method.applied == ["sdb"] and result["not_recorded"] == ["/dev/sdz"]
     assert json.loads(record.read_text()) == {"disks": {"serial:SDA": {}}}
+
+
+def test_restore_drops_a_disk_whose_original_is_back_already(disks, tmp_path):
+    record = tmp_path / "record.json"
+    record.write_text(json.dumps({"disks": {"serial:SDA": {"put_back_by_hand": True}}}))
+    method = Method()
+    checked = run(Module(check_mode=True, restore=True, record=str(record)), method)
+    assert checked["changed"] is False and record.exists()
+    result = run(Module(restore=True, record=str(record)), method)
+    assert result["changed"] is False and method.applied == [] and not record.exists()
