@@ -104,6 +104,13 @@ def fallback(result):
 
 SHELL = "/dev/loop0; touch /tmp/cephops-pwned"
 
+
+def overprovision(device, **args):
+    """Arguments of overprovision_partition and nvme_namespace for one disk. A refusal never
+    writes the record, so /dev/null stands for it."""
+    return dict(dict(disks=[dict(device=device)], erase=True, record=os.devnull), **args)
+
+
 CASES = [
     # (case, module, args from the zoo, judge, text the refusal must hold)
     ("nonexistent device", "disk_facts", lambda z: dict(devices=["/dev/cephops-none"]), failure, "no such device"),
@@ -120,6 +127,16 @@ CASES = [
      failure, "is a partition"),
     ("partition instead of disk", "ata_hpa", lambda z: dict(disks=[dict(device=z.partition, reserve_percent=10)], erase=True),
      failure, "is a partition"),
+    ("nonexistent device", "overprovision_partition", lambda z: overprovision("/dev/cephops-none"), failure,
+     "no such device"),
+    ("partition instead of disk", "overprovision_partition", lambda z: overprovision(z.partition), failure,
+     "is a partition"),
+    ("by-id link to a partition", "nvme_namespace", lambda z: overprovision(str(z.partition_link)), failure,
+     "is a partition"),
+    ("huge reserve", "overprovision_partition", lambda z: overprovision(z.blank.path, reserve_percent=90.0), failure,
+     "reserve_percent 90.0 is outside 1-50; nothing was read or written"),
+    ("not an NVMe namespace", "nvme_namespace", lambda z: overprovision(z.blank.path), failure,
+     "not an NVMe namespace (transport loop); refused, nvme was not run"),
     ("by-id link to a partition", "sync_write_probe", lambda z: dict(devices=[str(z.partition_link)], runtime=1, **EASY),
      refusal, "is a partition"),
     ("by-id link to a partition", "mount_options", lambda z: dict(
@@ -167,6 +184,8 @@ for _kind, _prepare, _reasons in NON_BLANK + HIDDEN_KINDS:
         (_kind, "mount_options", lambda z, k=_kind: dict(
             mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds[k][0].path, mountpoint="/mnt/x")]),
          failure, _reasons[0]),
+        (_kind, "overprovision_partition", lambda z, k=_kind: overprovision(z.kinds[k][0].path), failure,
+         "refused, the disk is not blank: " + _reasons[0]),
     ]
 
 # overwrite_data lifts the content checks' reasons alone; a signature still refuses.
@@ -175,6 +194,10 @@ CASES += [
         mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds["xfs_no_partition_table"][0].path,
                                                            mountpoint="/mnt/x", overwrite_data=True)]),
      failure, "not blank: Has a FileSystem"),
+    ("overwrite_data on a GPT", "overprovision_partition", lambda z: overprovision(
+        z.kinds["gpt_with_partitions"][0].path, disks=[dict(device=z.kinds["gpt_with_partitions"][0].path,
+                                                            overwrite_data=True)]),
+     failure, "not blank: Has GPT headers, Has partitions"),
     ("overwrite_data on a GPT", "ata_hpa", lambda z: dict(disks=[dict(device=z.kinds["gpt_with_partitions"][0].path,
                                                                       reserve_percent=10, overwrite_data=True)],
                                                           erase=True),
@@ -313,6 +336,8 @@ def root_disk():
 ROOT_DISK_CASES = [
     ("sync_write_probe", lambda root: dict(devices=[root], runtime=1, **EASY), refusal),
     ("ata_hpa", lambda root: dict(disks=[dict(device=root, reserve_percent=10)], erase=True), failure),
+    ("overprovision_partition", overprovision, failure),
+    ("nvme_namespace", overprovision, failure),
     ("mount_options", lambda root: dict(mounts=[], fstab=os.devnull,
                                         new_filesystems=[dict(device=root, mountpoint="/mnt/x")]), failure),
 ]
