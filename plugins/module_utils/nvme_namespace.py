@@ -24,6 +24,8 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.overprovision i
 SYS_BLOCK = "/sys/block"
 # id-ctrl OACS bit 3: the controller supports the Namespace Management and Attachment commands.
 OACS_NS_MANAGEMENT = 0x08
+# id-ns NMIC bit 0: the namespace may be attached to two or more controllers.
+NMIC_SHARED = 0x01
 RESERVE_RANGE = (1, 50)
 _CONTROLLER = re.compile(r"nvme\d+$")
 
@@ -198,7 +200,7 @@ def plan_restore(disk, state, recorded):
 # --------------------------------------------------------------------------- commands
 
 def read_argvs(nvme, controller, namespace, nsid):
-    """id-ctrl, id-ns and list-ctrl of a namespace: what ``state`` is read from."""
+    """id-ctrl, id-ns and (for a shared namespace) list-ctrl: what ``state`` is read from."""
     return dict(
         id_ctrl=[nvme, "id-ctrl", controller, "--output-format=json"],
         id_ns=[nvme, "id-ns", namespace, "--output-format=json"],

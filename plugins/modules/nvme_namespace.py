@@ -218,11 +218,14 @@ class NvmeNamespace:
             controller = "/dev/" + nvme_utils.controller_of(disk["name"])
             nsid = nvme_utils.namespace_id(disk["name"])
             argvs = nvme_utils.read_argvs(self.nvme, controller, path, nsid)
-            return dict(
-                controller_path=controller, nsid=nsid,
-                controller=nvme_utils.controller_info(self.read(argvs["id_ctrl"])),
-                namespace=nvme_utils.namespace_info(self.read(argvs["id_ns"])),
-                attached=nvme_utils.controller_list(self.read(argvs["list_ctrl"])))
+            found = dict(controller_path=controller, nsid=nsid,
+                         controller=nvme_utils.controller_info(self.read(argvs["id_ctrl"])),
+                         namespace=nvme_utils.namespace_info(self.read(argvs["id_ns"])))
+            # A private namespace (NMIC bit 0 clear) is attached to this controller alone; only a
+            # shared one needs the controller list, which controllers outside a subsystem reject.
+            found["attached"] = nvme_utils.controller_list(self.read(argvs["list_ctrl"])) \
+                if found["namespace"]["nmic"] & nvme_utils.NMIC_SHARED else [found["controller"]["cntlid"]]
+            return found
         except (nvme_utils.NvmeError, KeyError, IndexError, TypeError, ValueError) as exc:
             message = str(exc) if isinstance(exc, nvme_utils.NvmeError) else "nvme-cli's JSON lacks %s" % exc
             raise Refused("%s: %s; refused, nothing was changed" % (path, message), [message])
