@@ -95,7 +95,7 @@ def test_partition_overprovisioning_survives_the_reboot(host, serial, reserve):
     length = int(host.file(f"/sys/block/{disk}/{parts[0]}/size").content_string)
     assert start == 2048  # 1 MiB aligned
     assert (start + length) * 100 <= size * (100 - reserve)
-    record = json.loads(host.file("/etc/ansible/facts.d/cephops_overprovision.fact").content_string)
+    record = json.loads(host.file("/var/lib/cephops-osd-tuning/overprovision-partition.json").content_string)
     assert any(serial in json.dumps(entry) for entry in record["disks"].values())
 
 
