@@ -22,6 +22,8 @@ VIRTIO = "/dev/disk/by-id/virtio-CEPHOPS-VIRTIO-0001"
 REPORTS = Path(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")) / "qualify"
 RECORDS = ("/var/lib/cephops-osd-tuning/io_scheduler-queues.json",
            "/var/lib/cephops-osd-tuning/max_sectors_kb-queues.json",
+           "/var/lib/cephops-osd-tuning/io_scheduler-udev.json",
+           "/var/lib/cephops-osd-tuning/max_sectors_kb-udev.json",
            "/var/lib/cephops-osd-tuning/mount_options.json",
            "/var/lib/cephops-osd-tuning/overprovision-hpa.json",
            "/var/lib/cephops-osd-tuning/overprovision-partition.json",
