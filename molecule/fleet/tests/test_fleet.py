@@ -79,7 +79,7 @@ def test_an_unreachable_host_is_never_approved_and_hides_no_other_result(tmp_pat
 
 
 def test_rollback_removed_rules_and_records(host):
-    for path in RULES + RECORDS:
+    for path in RULES + RECORDS + ("/var/cache/cephops-osd-tuning/gate",):
         assert not host.file(path).exists, path
 
 
