@@ -197,6 +197,8 @@ def _command(argv):
 def run(module, method):
     """Plan, refuse, apply and record for every disk of ``module.params``; exits the module."""
     params = module.params
+    # Every command's output is read (hdparm, sgdisk, nvme-cli, wipefs): the C locale, for all.
+    module.run_command_environ_update = dict(module.run_command_environ_update, LC_ALL="C")
     result = dict(changed=False, actions=[], disks=[])
     try:
         record = records.load(params["record"], RECORD_SECTIONS) if params["record"] else None
@@ -220,8 +222,7 @@ def run(module, method):
         module.exit_json(**result)
 
     method.prepare()
-    snapshot = blockdev.take_snapshot(lambda argv: module.run_command(argv, environ_update={"LC_ALL": "C"}),
-                                      [name for name, _key, _entry in targets], include_loop=True)
+    snapshot = blockdev.take_snapshot(module.run_command, [name for name, _key, _entry in targets], include_loop=True)
     disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot, min_size_bytes=0))
     plans, refusals, put_back = [], [], []
     for name, key, entry in targets:

@@ -227,7 +227,7 @@ class AtaHpa:
         self.hdparm = self.blkdiscard = self.settle = None
 
     def run(self, argv):
-        return self.module.run_command(argv, environ_update={"LC_ALL": "C"})
+        return self.module.run_command(argv)
 
     def check_entries(self, entries):
         return ["%s: %s" % (overprovision.describe(e), message) for e in entries

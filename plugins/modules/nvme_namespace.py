@@ -190,7 +190,7 @@ class NvmeNamespace:
         self.nvme = self.settle = None
 
     def run(self, argv):
-        return self.module.run_command(argv, environ_update={"LC_ALL": "C"})
+        return self.module.run_command(argv)
 
     def check_entries(self, entries):
         return overprovision.check_reserve(entries, *nvme_utils.RESERVE_RANGE)

@@ -183,7 +183,7 @@ class Partition:
         self.tools = {}
 
     def run(self, argv):
-        return self.module.run_command(argv, environ_update={"LC_ALL": "C"})
+        return self.module.run_command(argv)
 
     def check_entries(self, entries):
         return overprovision.check_reserve(entries, *layouts.RESERVE_RANGE)

@@ -90,6 +90,7 @@ class Module:
     def __init__(self, check_mode=False, **params):
         self.params = dict(dict(disks=[], reserve_percent=20.0, erase=True, record=None, restore=False), **params)
         self.check_mode = check_mode
+        self.run_command_environ_update = {}
 
     def run_command(self, argv, environ_update=None):
         return 0, "", ""
@@ -230,3 +231,9 @@ def test_restore_drops_a_disk_whose_original_is_back_already(disks, tmp_path):
     assert checked["changed"] is False and record.exists()
     result = run(Module(restore=True, record=str(record)), method)
     assert result["changed"] is False and method.applied == [] and not record.exists()
+
+
+def test_every_command_runs_in_the_c_locale(disks):
+    module = Module(check_mode=True, disks=disks("sda"))
+    run(module, Method())
+    assert module.run_command_environ_update == {"LC_ALL": "C"}
