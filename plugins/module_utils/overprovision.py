@@ -224,7 +224,7 @@ def run(module, method):
     method.prepare()
     snapshot = blockdev.take_snapshot(module.run_command, [name for name, _key, _entry in targets], include_loop=True)
     disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot, min_size_bytes=0))
-    plans, refusals, put_back = [], [], []
+    pending, refusals, put_back = [], [], []
     for name, key, entry in targets:
         disk = disks[name]
         report = dict(method.defaults, device=disk["path"], serial=disk["serial"], wwn=disk["wwn"], changed=False,
@@ -239,25 +239,20 @@ def run(module, method):
             continue
         plan = method.plan_restore(disk, state, recorded) if params["restore"] else \
             method.plan(disk, state, entry, recorded)
-        report.update(plan["fields"])
-        report["checks"] = plan["checks"]
+        report.update(plan["fields"], checks=plan["checks"])
         if plan["checks"]:
             refusals.append(method.refusal(disk, plan["checks"], params["restore"]))
-            continue
-        report["actions"] = [_command(argv) for argv in plan["actions"]]
-        if plan["change"]:
-            plans.append((report, disk, key, state, plan, recorded))
+        elif plan["change"]:
+            report.update(changed=True, actions=[_command(argv) for argv in plan["actions"]])
+            pending.append(dict(report=report, disk=disk, key=key, state=state, plan=plan, recorded=recorded))
         elif params["restore"]:
             put_back.append(key)  # the original is there already
     if refusals:
         module.fail_json(msg="; ".join(refusals), **result)
 
-    result["actions"] = [action for report, _d, _k, _s, _p, _r in plans for action in report["actions"]]
-    result["changed"] = bool(plans)
-    result["diff"] = dict(before="".join(p["before"] + "\n" for _r, _d, _k, _s, p, _x in plans),
-                          after="".join(p["after"] + "\n" for _r, _d, _k, _s, p, _x in plans))
-    for report, _disk, _key, _state, _plan, _recorded in plans:
-        report["changed"] = True
+    result.update(changed=bool(pending), actions=[a for step in pending for a in step["report"]["actions"]],
+                  diff=dict(before="".join(step["plan"]["before"] + "\n" for step in pending),
+                            after="".join(step["plan"]["after"] + "\n" for step in pending)))
     if module.check_mode:
         module.exit_json(**result)
     if put_back:
@@ -265,25 +260,24 @@ def run(module, method):
             record["disks"].pop(key)
         records.save(module, params["record"], record)
 
-    applied = 0
-    for report, disk, key, state, plan, recorded in plans:
+    for index, step in enumerate(pending):
+        disk, key = step["disk"], step["key"]
         try:
-            fields = method.apply(disk, state, plan)
+            fields = method.apply(disk, step["state"], step["plan"])
         except Failed as exc:
-            report.update(exc.fields)
-            report["changed"] = exc.changed
-            result["changed"] = bool(applied or exc.changed)
+            step["report"].update(exc.fields, changed=exc.changed)
+            for later in pending[index + 1:]:
+                later["report"]["changed"] = False
+            result["changed"] = index > 0 or exc.changed
             module.fail_json(msg=str(exc), **result)
         new_name = fields.pop("name", disk["name"])
-        report.update(fields)
-        applied += 1
+        step["report"].update(fields)
         if record is None:
             continue
-        if params["restore"]:
-            record["disks"].pop(key)
-        else:
-            record["disks"].pop(key, None)
-            record["disks"][blockdev.identity_key(new_name)] = method.record_entry(disk, plan, fields, recorded)
+        record["disks"].pop(key, None)
+        if not params["restore"]:
+            record["disks"][blockdev.identity_key(new_name)] = method.record_entry(disk, step["plan"], fields,
+                                                                                 step["recorded"])
         # After each disk: a later failure must not lose what an earlier disk needs undone.
         records.save(module, params["record"], record)
     module.exit_json(**result)

@@ -194,10 +194,12 @@ def test_check_mode_plans_every_disk_and_changes_none(disks, tmp_path):
 
 def test_a_failure_keeps_the_record_of_the_disks_changed_before_it(disks, tmp_path):
     method, record = Method(fail=["sdb"]), tmp_path / "record.json"
-    result = run(Module(disks=disks("sda", "sdb"), record=str(record)), method)
+    result = run(Module(disks=disks("sda", "sdb", "sdc"), record=str(record)), method)
     assert result["failed"] is True and result["changed"] is True
     assert result["msg"] == "/dev/sdb: the tool failed, nothing changed"
     assert method.applied == ["sda"]
+    assert [(d["device"], d["changed"], d["done"]) for d in result["disks"]] == [
+        ("/dev/sda", True, True), ("/dev/sdb", False, False), ("/dev/sdc", False, False)]
     assert sorted(json.loads(record.read_text())["disks"]) == ["serial:SDA"]
 
 
