@@ -2,14 +2,17 @@
 
 Every VM boots a copy-on-write overlay of a cached image (see labimage.py) and
 gets the same set of drives with stable serials, so tests can pick disks by
-serial or model. All state of one lab (overlays, pidfiles, console logs, SSH
-key, inventory) lives in its state directory.
+serial or model. The pre-filled drives are overlays of cached base images too,
+so a write to one shows in its overlay (check-bases, down). All state of one
+lab (overlays, pidfiles, sockets, console logs, SSH key, inventory) lives in
+its state directory.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import dataclasses
 import json
 import os
@@ -33,6 +36,10 @@ QEMU = "qemu-system-x86_64"
 NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 SSH_TIMEOUT = int(os.environ.get("LAB_BOOT_TIMEOUT", "300"))
 SCRATCH_DISK_SIZE = "10G"
+AHCI_PORTS = 6
+# libata shows the first 16 characters of an ATA model in sysfs (the SCSI INQUIRY product field).
+SATA_MODEL_MAX = 16
+QMP_TIMEOUT = 60
 KVM_PROBE_SECONDS = 30
 SSH_OPTIONS = (
     "-o", "StrictHostKeyChecking=no",
@@ -56,15 +63,23 @@ class Disk:
     serial: str
     model: str = ""
     rotation_rate: int = 0
-    iops_limit: int = 0
-    prefilled: bool = False
+    write_iops: int = 0  # limit on write requests a second; reads stay unthrottled
+    base: str = ""  # kind of base image (labimage.BASE_KINDS) it starts from; blank when empty
+
+    def __post_init__(self) -> None:
+        if self.kind == "sata" and len(self.model) > SATA_MODEL_MAX:
+            raise ValueError(f"{self.name}: the guest would see only {self.model[:SATA_MODEL_MAX]!r} of the "
+                             f"model {self.model!r}")
 
 
 ZOO = (
     Disk("ssd", "sata", "CEPHOPS-SSD-0001", "CEPHOPS FAST SSD", rotation_rate=1),
     Disk("hdd", "sata", "CEPHOPS-HDD-0001", "CEPHOPS HDD", rotation_rate=7200),
-    Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SLOW SSD", rotation_rate=1, iops_limit=50),
-    Disk("data", "sata", "CEPHOPS-DATA-0001", "CEPHOPS DATA SSD", rotation_rate=1, prefilled=True),
+    # Slow at sync writes, fast at reads, like a consumer SSD.
+    Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SLOW SSD", rotation_rate=1, write_iops=50),
+    Disk("data", "sata", "CEPHOPS-DATA-0001", "CEPHOPS DATA SSD", rotation_rate=1, base="data"),
+    # Data without any signature: nothing but reading it tells that it is not blank.
+    Disk("random", "sata", "CEPHOPS-RAND-0001", "CEPHOPS RAND SSD", rotation_rate=1, base="random"),
     Disk("nvme", "nvme", "CEPHOPS-NVME-0001"),
     Disk("virtio", "virtio", "CEPHOPS-VIRTIO-0001"),
     # Spares that tests may format or partition, so the disks above stay blank for the gate.
@@ -82,6 +97,38 @@ def blank_zoo(count: int) -> tuple[Disk, ...]:
 
 class LabError(Exception):
     pass
+
+
+class Qmp:
+    """A QEMU monitor connection: one command at a time, events skipped."""
+
+    def __init__(self, path: Path) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(QMP_TIMEOUT)
+        try:
+            self.sock.connect(str(path))
+        except OSError as error:
+            self.sock.close()
+            raise LabError(f"no QEMU monitor at {path}: {error}") from error
+        self.replies = self.sock.makefile("r", encoding="utf-8")
+        self.replies.readline()  # the greeting
+        self.execute("qmp_capabilities")
+
+    def execute(self, command: str) -> dict:
+        self.sock.sendall(json.dumps({"execute": command}).encode() + b"\n")
+        while True:
+            line = self.replies.readline()
+            if not line:
+                raise LabError(f"QEMU monitor closed during {command}")
+            reply = json.loads(line)
+            if "error" in reply:
+                raise LabError(f"QEMU monitor: {command}: {reply['error'].get('desc')}")
+            if "return" in reply:
+                return reply["return"]
+
+    def close(self) -> None:
+        self.replies.close()
+        self.sock.close()
 
 
 def qemu_opt(value: str) -> str:
@@ -156,6 +203,9 @@ class Lab:
     def console_log(self, name: str) -> Path:
         return self.vm_dir(name) / "console.log"
 
+    def qmp_socket(self, name: str) -> Path:
+        return self.vm_dir(name) / "qmp.sock"
+
     def meta(self, name: str) -> dict:
         path = self.vm_dir(name) / "vm.json"
         return json.loads(path.read_text()) if path.exists() else {}
@@ -186,8 +236,8 @@ class Lab:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             labimage.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "cephops-lab", "-f", str(self.key)])
 
-    def create_disks(self, name: str, os_image: Path, data_image: Path, zoo: tuple[Disk, ...]) -> dict[str, str]:
-        """Fresh overlays for the root and data disks, blank sparse qcow2 for the rest."""
+    def create_disks(self, name: str, os_image: Path, bases: dict[str, Path], zoo: tuple[Disk, ...]) -> dict[str, str]:
+        """Fresh overlays for the root disk and the disks on a base image, blank sparse qcow2 for the rest."""
         vm_dir = self.vm_dir(name)
         for old in vm_dir.glob("*.qcow2"):
             old.unlink()
@@ -195,8 +245,9 @@ class Lab:
         labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(os_image), paths["root"]])
         for disk in zoo:
             path = str(vm_dir / f"{disk.name}.qcow2")
-            if disk.prefilled:
-                labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(data_image), path])
+            if disk.base:
+                labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(bases[disk.base]),
+                              path])
             else:
                 labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", path, SCRATCH_DISK_SIZE])
             paths[disk.name] = path
@@ -210,6 +261,8 @@ class Lab:
             "-daemonize", "-pidfile", str(self.pidfile(name)),
             "-chardev", f"file,id=console,path={qemu_opt(str(self.console_log(name)))}",
             "-serial", "chardev:console",
+            "-chardev", f"socket,id=qmp,path={qemu_opt(str(self.qmp_socket(name)))},server=on,wait=off",
+            "-mon", "chardev=qmp,mode=control",
             "-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{port}-:22",
             "-device", "virtio-net-pci,netdev=net0",
             "-fw_cfg", f"name=opt/cephops/authorized_keys,file={qemu_opt(str(self.key))}.pub",
@@ -217,18 +270,21 @@ class Lab:
             # Overlays are thrown away with the VM, so host-side flushes buy nothing.
             "-drive", f"if=none,id=root,format=qcow2,cache=unsafe,file={qemu_opt(disks['root'])}",
             "-device", "virtio-blk-pci,drive=root,bootindex=0",
-            "-device", "ahci,id=ahci",
         ]
+        sata_disks = sum(1 for disk in zoo if disk.kind == "sata")
+        for controller in range(-(-sata_disks // AHCI_PORTS)):
+            argv += ["-device", f"ahci,id=ahci{controller}"]
         sata_port = 0
         for disk in zoo:
             drive = f"if=none,id={disk.name},format=qcow2,cache=unsafe,file={qemu_opt(disks[disk.name])}"
-            if disk.iops_limit:
-                drive += f",throttling.iops-total={disk.iops_limit}"
+            if disk.write_iops:
+                drive += f",throttling.iops-write={disk.write_iops}"
             if disk.rotation_rate != 7200:
                 drive += ",discard=unmap"  # flash TRIMs; a spinning disk does not
             argv += ["-drive", drive]
             if disk.kind == "sata":
-                argv += ["-device", f"ide-hd,bus=ahci.{sata_port},drive={disk.name},serial={disk.serial},"
+                bus = f"ahci{sata_port // AHCI_PORTS}.{sata_port % AHCI_PORTS}"
+                argv += ["-device", f"ide-hd,bus={bus},drive={disk.name},serial={disk.serial},"
                                     f"model={qemu_opt(disk.model)},rotation_rate={disk.rotation_rate}"]
                 sata_port += 1
             elif disk.kind == "nvme":
@@ -258,18 +314,18 @@ class Lab:
             time.sleep(2)
         raise LabError(f"{name}: no SSH within {SSH_TIMEOUT} s")
 
-    def boot(self, name: str, os_image: Path, data_image: Path, accel: str, zoo: tuple[Disk, ...]) -> float:
+    def boot(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...]) -> float:
         """Boot once and wait for SSH; returns seconds to SSH."""
         vm_dir = self.vm_dir(name)
         vm_dir.mkdir(parents=True, exist_ok=True)
-        disks = self.create_disks(name, os_image, data_image, zoo)
+        disks = self.create_disks(name, os_image, bases, zoo)
         port = free_port()
         self.console_log(name).write_bytes(b"")
-        (vm_dir / "vm.json").write_text(json.dumps({
-            "name": name, "port": port, "accel": accel, "suite": self.suite,
-            "os_image": str(os_image), "data_image": str(data_image),
-            "data_manifest": str(labimage.data_manifest_path(data_image)), "disks": disks,
-        }, indent=2) + "\n")
+        meta = {"name": name, "port": port, "accel": accel, "suite": self.suite, "os_image": str(os_image),
+                "disks": disks, "bases": {disk.name: str(bases[disk.base]) for disk in zoo if disk.base}}
+        if "data" in bases:
+            meta["data_manifest"] = str(labimage.data_manifest_path(bases["data"]))
+        (vm_dir / "vm.json").write_text(json.dumps(meta, indent=2) + "\n")
         started = time.monotonic()
         qemu = subprocess.run(self.qemu_argv(name, port, accel, disks, zoo), stdin=subprocess.DEVNULL,
                               capture_output=True, text=True, check=False)
@@ -278,7 +334,7 @@ class Lab:
         self.wait_for_ssh(name, started + SSH_TIMEOUT)
         return time.monotonic() - started
 
-    def up(self, name: str, os_image: Path, data_image: Path, accel: str, zoo: tuple[Disk, ...]) -> None:
+    def up(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...]) -> None:
         """Boot with one retry; a VM that is already up and reachable is kept."""
         if self.pid(name) is not None:
             self.wait_for_ssh(name, time.monotonic() + 60)
@@ -288,7 +344,7 @@ class Lab:
         for attempt in (1, 2):
             log(f"{name}: booting ({accel}, attempt {attempt})")
             try:
-                seconds = self.boot(name, os_image, data_image, accel, zoo)
+                seconds = self.boot(name, os_image, bases, accel, zoo)
             except LabError as error:
                 failures.append(f"{error}\n--- console tail ---\n{self.console_tail(name)}")
                 self.stop(name)
@@ -312,22 +368,29 @@ class Lab:
         while Path(f"/proc/{pid}").exists():
             time.sleep(0.1)
 
-    def data_disk_report(self, name: str) -> str | None:
-        """None if the data disk overlay is byte-identical to its base and holds no writes."""
+    @contextlib.contextmanager
+    def paused(self, name: str):
+        """The VM paused: stopping makes QEMU write the image metadata it caches to the files (with
+        cache=unsafe too), and a paused guest cannot write while they are read."""
+        with contextlib.closing(Qmp(self.qmp_socket(name))) as qmp:
+            was_running = qmp.execute("query-status")["running"]
+            qmp.execute("stop")
+            try:
+                yield
+            finally:
+                if was_running:
+                    qmp.execute("cont")
+
+    def base_checks(self, name: str) -> list[dict]:
+        """Per disk on a base image: the bytes written to its overlay and, only if any were,
+        whether its content differs from the base. Works on a running VM (paused meanwhile)."""
         meta = self.meta(name)
-        overlay = meta.get("disks", {}).get("data")
-        if not overlay or not Path(overlay).exists():
-            return None
-        compare = subprocess.run(["qemu-img", "compare", "-q", "-f", "qcow2", "-F", "qcow2",
-                                  overlay, meta["data_image"]], stdin=subprocess.DEVNULL,
-                                 capture_output=True, text=True, check=False)
-        if compare.returncode == 1:
-            return "content differs from the base image"
-        if compare.returncode != 0:
-            raise LabError(f"qemu-img compare failed: {compare.stderr.strip()}")
-        extents = json.loads(labimage.run(["qemu-img", "map", "--output=json", overlay], capture=True))
-        written = sum(e["length"] for e in extents if e["depth"] == 0 and (e["data"] or e["zero"]))
-        return f"{written} bytes were written (same content)" if written else None
+        overlays = {disk: (meta["disks"][disk], base) for disk, base in meta.get("bases", {}).items()
+                    if Path(meta["disks"][disk]).exists()}
+        in_use = bool(overlays) and self.pid(name) is not None
+        with self.paused(name) if in_use else contextlib.nullcontext():
+            return [dict(vm=name, disk=disk, overlay=overlay, base=base, **base_check(overlay, base, in_use))
+                    for disk, (overlay, base) in overlays.items()]
 
     def write_inventory(self) -> None:
         """Ansible inventory of the running VMs, group osds. JSON strings are valid YAML scalars."""
@@ -346,19 +409,43 @@ class Lab:
                 "ansible_ssh_private_key_file": str(self.key),
                 "ansible_ssh_common_args": ssh_args,
                 "ansible_python_interpreter": "/usr/bin/python3",
-                "cephops_lab_data_manifest": meta["data_manifest"],
             }
+            if "data_manifest" in meta:
+                host_vars["cephops_lab_data_manifest"] = meta["data_manifest"]
             lines.append(f"        {name}:")
             lines += [f"          {key}: {json.dumps(value)}" for key, value in host_vars.items()]
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.inventory.write_text("\n".join(lines) + "\n")
 
 
+def base_check(overlay: str, base: str, in_use: bool) -> dict:
+    """An overlay with no extent of its own (depth 0) holds no write; only then is the
+    expensive byte-by-byte compare with its base skipped."""
+    share = ["--force-share"] if in_use else []  # QEMU holds the image's write lock
+    extents = json.loads(labimage.run(["qemu-img", "map", "--output=json", *share, overlay], capture=True))
+    written = sum(extent["length"] for extent in extents if extent["depth"] == 0)
+    differs = None
+    if written:
+        compare = subprocess.run(["qemu-img", "compare", "-q", *share, "-f", "qcow2", "-F", "qcow2", overlay, base],
+                                 stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+        if compare.returncode not in (0, 1):
+            raise LabError(f"qemu-img compare failed: {compare.stderr.strip()}")
+        differs = compare.returncode == 1
+    return {"written_bytes": written, "differs": differs}
+
+
+def describe_check(check: dict) -> str:
+    if not check["written_bytes"]:
+        return "nothing written"
+    content = "content differs from" if check["differs"] else "same content as"
+    return f"CHANGED: {check['written_bytes']} bytes written, {content} the base image"
+
+
 # --- commands ---------------------------------------------------------------
 def cmd_image(lab: Lab, _args: argparse.Namespace) -> int:
-    os_image, data_image = labimage.ensure_images(lab.suite)
-    print(os_image)
-    print(data_image)
+    os_image, bases = labimage.ensure_images(lab.suite)
+    for image in (os_image, *bases.values()):
+        print(image)
     return 0
 
 
@@ -367,12 +454,12 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
     for name in names:
         if not NAME_RE.match(name):
             raise LabError(f"invalid VM name {name!r}: use lowercase letters, digits and dashes")
-    os_image, data_image = labimage.ensure_images(lab.suite)
+    zoo = blank_zoo(args.blank_disks) if args.blank_disks else ZOO
+    os_image, bases = labimage.ensure_images(lab.suite, tuple(sorted({disk.base for disk in zoo if disk.base})))
     lab.ensure_key()
     accel = "kvm" if kvm_usable(os_image) else "tcg"
-    zoo = blank_zoo(args.blank_disks) if args.blank_disks else ZOO
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
-        futures = [pool.submit(lab.up, name, os_image, data_image, accel, zoo) for name in names]
+        futures = [pool.submit(lab.up, name, os_image, bases, accel, zoo) for name in names]
     errors = [str(f.exception()) for f in futures if f.exception() is not None]
     lab.write_inventory()
     if errors:
@@ -385,19 +472,35 @@ def cmd_down(lab: Lab, args: argparse.Namespace) -> int:
     status = 0
     for name in args.name or lab.names():
         lab.stop(name)
-        problem = lab.data_disk_report(name)
-        if problem:
+        checks = lab.base_checks(name)
+        changed = [check for check in checks if check["written_bytes"]]
+        for check in changed:
+            print(f"{name}: {check['disk']} disk {describe_check(check)}", file=sys.stderr)
+        if changed:
             # The overlays stay for inspection.
-            print(f"{name}: DATA DISK CHANGED: {problem}", file=sys.stderr)
             status = 1
             continue
-        if (lab.vm_dir(name) / "data.qcow2").exists():
-            print(f"{name}: stopped; data disk unchanged")
+        if checks:
+            print(f"{name}: stopped; nothing written to {', '.join(check['disk'] for check in checks)}")
         if not args.keep_disks:
             for disk in lab.vm_dir(name).glob("*.qcow2"):
                 disk.unlink()
     lab.write_inventory()
     return status
+
+
+def cmd_check_bases(lab: Lab, args: argparse.Namespace) -> int:
+    names = args.name or lab.names()
+    unknown = sorted(set(names) - set(lab.names()))
+    if unknown:
+        raise LabError(f"no VM named {', '.join(unknown)} in {lab.state_dir}")
+    checks = [check for name in names for check in lab.base_checks(name)]
+    if args.json:
+        print(json.dumps(checks, indent=2))
+    else:
+        for check in checks:
+            print(f"{check['vm']}: {check['disk']} disk: {describe_check(check)}")
+    return 1 if any(check["written_bytes"] for check in checks) else 0
 
 
 def cmd_status(lab: Lab, args: argparse.Namespace) -> int:
@@ -440,16 +543,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                         default=os.environ.get("CEPHOPS_LAB_SUITE", labimage.DEFAULT_SUITE),
                         help="Debian release of the VMs (env CEPHOPS_LAB_SUITE; default: %(default)s)")
     sub = parser.add_subparsers(dest="command_name", required=True)
-    sub.add_parser("image", help="build the OS image and data disk, or reuse the cached ones").set_defaults(func=cmd_image)
+    sub.add_parser("image", help="build the OS image and the base images of the pre-filled disks, or reuse the "
+                                 "cached ones").set_defaults(func=cmd_image)
     up = sub.add_parser("up", help="boot VMs in parallel, wait for SSH, write the inventory")
     up.add_argument("--name", action="append", required=True, help="VM name; repeat for several VMs")
     up.add_argument("--blank-disks", type=int, default=0, metavar="N",
                     help="instead of the drive zoo, give each VM N blank virtio disks (for benchmarks)")
     up.set_defaults(func=cmd_up)
-    down = sub.add_parser("down", help="stop VMs (default: all) and check their data disks are unchanged")
+    down = sub.add_parser("down", help="stop VMs (default: all) and check nothing was written to their pre-filled "
+                                       "disks")
     down.add_argument("--name", action="append", help="only this VM; repeatable")
     down.add_argument("--keep-disks", action="store_true", help="keep the overlays for inspection")
     down.set_defaults(func=cmd_down)
+    check = sub.add_parser("check-bases", help="check nothing was written to the pre-filled disks of VMs (default: "
+                                               "all), running ones paused meanwhile; exit 1 if anything was")
+    check.add_argument("--name", action="append", help="only this VM; repeatable")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(func=cmd_check_bases)
     status = sub.add_parser("status", help="list the lab's VMs")
     status.add_argument("--json", action="store_true")
     status.set_defaults(func=cmd_status)

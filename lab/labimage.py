@@ -1,9 +1,11 @@
-"""Build and cache the lab's Debian OS image and its pre-filled data disk.
+"""Build and cache the lab's Debian OS image and the base images of its pre-filled disks.
 
-Both images are keyed by a hash of everything that shapes them (suite,
-package list, this file and the guest files under image/), built in a
-temporary directory and renamed into place only when complete, so an
-interrupted build never leaves a half-made image behind.
+Every image is keyed by a hash of everything that shapes it (suite, package
+list, this file and the guest files under image/), built in a temporary
+directory and renamed into place only when complete, so an interrupted build
+never leaves a half-made image behind. Base images come in kinds (BASE_KINDS):
+``data``, a GPT partition with XFS and files, and ``random``, pseudo-random
+bytes with no signature any tool recognises.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import fcntl
 import hashlib
 import json
 import os
+import random
 import re
 import shutil
 import signal
@@ -65,6 +68,11 @@ BOOT_UNITS_MASKED = (
 
 DATA_DISK_SIZE = "10G"
 DATA_LABEL = "cephops-data"
+# Above ceph-volume's 5 GB minimum, so its size alone does not make a tool refuse it.
+RANDOM_DISK_SIZE = 6 << 30
+# Pseudo-random bytes can hold a weak signature by chance; the build refuses such a seed.
+RANDOM_SEED = 1
+RANDOM_CHUNK = 64 << 20
 
 
 def log(message: str) -> None:
@@ -119,8 +127,8 @@ def os_image_path(suite: str) -> Path:
     return cache_dir() / f"debian-{suite}-{_hash_inputs('os', suite, *PACKAGES)}.qcow2"
 
 
-def data_image_path() -> Path:
-    return cache_dir() / f"data-{_hash_inputs('data')}.qcow2"
+def base_image_path(kind: str) -> Path:
+    return cache_dir() / f"{kind}-{_hash_inputs(kind)}.qcow2"
 
 
 def data_manifest_path(image: Path) -> Path:
@@ -323,11 +331,43 @@ def _build_data_image(final: Path) -> None:
         image.rename(final)
 
 
-def ensure_images(suite: str) -> tuple[Path, Path]:
-    """Return (os_image, data_image), building whichever is not cached yet."""
+def _signatures(path: Path) -> list[str]:
+    """What wipefs and blkid recognise on an image file: filesystems, RAID, LVM, partition tables."""
+    listed = run(["wipefs", "--no-act", "--noheadings", "--output", "TYPE,OFFSET", str(path)], capture=True)
+    found = [f"wipefs: {' '.join(line.split())}" for line in listed.splitlines() if line.strip()]
+    blkid = subprocess.run(["blkid", "--probe", str(path)], stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, check=False)
+    if blkid.returncode == 0:
+        found.append(f"blkid: {blkid.stdout.strip()}")
+    elif blkid.returncode != 2:  # 2: nothing found
+        raise RuntimeError(f"blkid --probe {path} failed: {blkid.stderr.strip()}")
+    return found
+
+
+def _build_random_image(final: Path) -> None:
+    with _workdir(final) as work:
+        raw = work / "random.raw"
+        generator = random.Random(RANDOM_SEED)
+        with raw.open("wb") as out:
+            for offset in range(0, RANDOM_DISK_SIZE, RANDOM_CHUNK):
+                out.write(generator.randbytes(min(RANDOM_CHUNK, RANDOM_DISK_SIZE - offset)))
+        found = _signatures(raw)
+        if found:
+            raise RuntimeError(f"the random disk of seed {RANDOM_SEED} holds a signature by chance "
+                               f"({'; '.join(found)}): change RANDOM_SEED in {Path(__file__).name}")
+        image = work / "random.qcow2"
+        run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(image)])
+        image.rename(final)
+
+
+BASE_KINDS = {"data": _build_data_image, "random": _build_random_image}
+
+
+def ensure_images(suite: str, kinds: tuple[str, ...] = tuple(BASE_KINDS)) -> tuple[Path, dict[str, Path]]:
+    """Return (os_image, {kind: base image}), building whichever is not cached yet."""
     if suite not in SUITES:
         raise ValueError(f"unknown suite {suite!r}; choose from {', '.join(SUITES)}")
-    os_image, data_image = os_image_path(suite), data_image_path()
+    os_image, bases = os_image_path(suite), {kind: base_image_path(kind) for kind in kinds}
     with _build_lock():
         if os_image.exists():
             log(f"OS image cached: {os_image}")
@@ -336,9 +376,12 @@ def ensure_images(suite: str) -> tuple[Path, Path]:
             log(f"building OS image {os_image}")
             _build_os_image(suite, os_image)
             log(f"OS image built in {time.monotonic() - started:.0f} s")
-        if data_image.exists():
-            log(f"data disk cached: {data_image}")
-        else:
-            log(f"building data disk {data_image}")
-            _build_data_image(data_image)
-    return os_image, data_image
+        for kind, image in bases.items():
+            if image.exists():
+                log(f"{kind} disk cached: {image}")
+                continue
+            started = time.monotonic()
+            log(f"building {kind} disk {image}")
+            BASE_KINDS[kind](image)
+            log(f"{kind} disk built in {time.monotonic() - started:.0f} s")
+    return os_image, bases

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the built-in lab: boots a throwaway Debian host with a drive zoo (fast and
-# slow SATA SSDs, HDD, NVMe, virtio, a disk holding data) under QEMU, runs playbooks/site.yml
+# slow SATA SSDs, HDD, NVMe, virtio, disks holding data) under QEMU, runs playbooks/site.yml
 # against it, shows what was tuned and the gate's verdict per disk, and tears the lab down.
-# usage: scripts/demo.sh     (root; the first run builds the lab image, ~1 min)
+# usage: scripts/demo.sh     (root; the first run builds the lab images, a few minutes)
 source "$(dirname "$0")/env.sh" || exit 1
 cd "$REPO_ROOT" || exit 1
 set -euo pipefail

@@ -13,8 +13,9 @@ import pytest
 testinfra_hosts = ["ansible://osds"]
 
 GIB = 1 << 30
-MIN_DISK_BYTES = 8 * GIB  # ceph-volume rejects devices under 5 GB
+MIN_DISK_BYTES = 5 * GIB  # ceph-volume rejects devices under 5 GB
 DATA_SERIAL = "CEPHOPS-DATA-0001"
+RANDOM_SERIAL = "CEPHOPS-RAND-0001"
 
 # serial: (transport, rotational, model or None when the bus has no settable model)
 ZOO = {
@@ -22,6 +23,7 @@ ZOO = {
     "CEPHOPS-HDD-0001": ("sata", True, "CEPHOPS HDD"),
     "CEPHOPS-SLOW-0001": ("sata", False, "CEPHOPS SLOW SSD"),
     DATA_SERIAL: ("sata", False, "CEPHOPS DATA SSD"),
+    RANDOM_SERIAL: ("sata", False, "CEPHOPS RAND SSD"),
     "CEPHOPS-NVME-0001": ("nvme", False, None),
     "CEPHOPS-VIRTIO-0001": ("virtio", True, None),
     "CEPHOPS-OPSSD-0001": ("sata", False, "CEPHOPS SPARE"),
@@ -51,7 +53,7 @@ def sysfs_attr(host, disk, attribute):
 
 def fsync_write_iops(host, serial):
     """IOPS of 4 s of synchronous 4k random writes; only ever on blank scratch disks."""
-    assert serial != DATA_SERIAL, "the data disk must never be written"
+    assert serial not in (DATA_SERIAL, RANDOM_SERIAL), "the pre-filled disks must never be written"
     disk = whole_disk_by_serial(host, serial)
     result = host.check_output(
         "fio --name=fsync-probe --filename=%s --ioengine=libaio --direct=1 --fsync=1 "
@@ -79,6 +81,19 @@ def test_slow_disk_is_slower_under_fsync(host):
     slow = fsync_write_iops(host, "CEPHOPS-SLOW-0001")
     assert slow < 100, f"throttled disk should manage ~50 IOPS, got {slow:.0f}"
     assert fast > 3 * slow, f"fast SSD {fast:.0f} IOPS is not clearly faster than slow SSD {slow:.0f}"
+
+
+def test_slow_disk_reads_fast(host):
+    # Only writes are throttled, as on a consumer SSD: the probe's region check reads at full speed.
+    # 64 MiB are 512 requests of at most 128 KiB, which 50 requests a second would stretch to 10 s.
+    disk = whole_disk_by_serial(host, "CEPHOPS-SLOW-0001")
+    result = host.check_output(
+        "fio --name=read-probe --filename=%s --ioengine=libaio --direct=1 --readonly --bs=1M --iodepth=1 "
+        "--rw=read --offset=1G --size=64M --output-format=json",
+        disk,
+    )
+    seconds = json.loads(result)["jobs"][0]["read"]["runtime"] / 1000
+    assert seconds < 3, f"reading 64 MiB of the throttled disk took {seconds:.1f} s"
 
 
 def test_data_disk_files_unchanged(host):
