@@ -33,6 +33,19 @@ def _default(option):
     return "`%s`" % yaml.safe_dump(option["default"], default_flow_style=True).strip().replace("\n...", "")
 
 
+def _rows(options, prefix=""):
+    """A table row per option, each followed by the rows of its suboptions (``name[].sub``)."""
+    rows = []
+    for name, option in sorted(options.items()):
+        kind = option.get("type", "str")
+        if option.get("elements"):
+            kind += " of " + option["elements"]
+        description = _cell(" ".join(_text(option.get("description")).split()))
+        rows.append("| `%s%s` | %s | %s | %s |" % (prefix, name, kind, _default(option), description))
+        rows += _rows(option.get("options", {}), prefix + name + ("[]." if option.get("type") == "list" else "."))
+    return rows
+
+
 def render(role, spec):
     main = spec["argument_specs"]["main"]
     lines = [
@@ -51,11 +64,7 @@ def render(role, spec):
         "| Variable | Type | Default | Description |",
         "| --- | --- | --- | --- |",
     ]
-    for name, option in sorted(main.get("options", {}).items()):
-        kind = option.get("type", "str")
-        if option.get("elements"):
-            kind += " of " + option["elements"]
-        lines.append("| `%s` | %s | %s | %s |" % (name, kind, _default(option), _cell(" ".join(_text(option.get("description")).split()))))
+    lines += _rows(main.get("options", {}))
     lines += [
         "",
         "## Use",

@@ -400,13 +400,19 @@ def _serial(props, attrs):
                   attrs.get("device/vpd_pg80"))
 
 
-def identity_key(name):
-    """A key that follows a disk across reboots and renames: its WWN, else its serial, else
-    its kernel name. Reads only the few attributes it needs."""
+def identity(name):
+    """The WWN and serial of a disk, as disk records have them (either may be None). Reads
+    only the few attributes it needs."""
     attrs = _read_attrs(os.path.join(SYS_BLOCK, name), ("dev", "wwid", "device/wwid", "serial", "device/serial"))
     props = parse_udev(_read(os.path.join(UDEV_DATA_DIR, "b" + attrs.get("dev", ""))) or "")[0]
-    wwn, serial = _wwn(props, attrs), _serial(props, attrs)
-    return "wwn:" + wwn if wwn else "serial:" + serial if serial else "name:" + name
+    return {"wwn": _wwn(props, attrs), "serial": _serial(props, attrs)}
+
+
+def identity_key(name):
+    """A key that follows a disk across reboots and renames: its WWN, else its serial, else
+    its kernel name."""
+    found = identity(name)
+    return "wwn:" + found["wwn"] if found["wwn"] else "serial:" + found["serial"] if found["serial"] else "name:" + name
 
 
 def _wwn(props, attrs):

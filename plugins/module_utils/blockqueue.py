@@ -12,10 +12,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import os
 import resource
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import records
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import parse_scheduler
 
 SYS_BLOCK = "/sys/block"
@@ -169,13 +169,8 @@ def write_attribute(name, attr, value):
 
 # --------------------------------------------------------------------------- record of originals
 
-def load_record(text):
-    """The record of original values: ``{"disks": {identity key: {"name", "attributes"}}}``."""
-    record = json.loads(text) if text and text.strip() else {}
-    if not isinstance(record.get("disks", {}), dict):
-        raise ValueError("not a block queue record")
-    record.setdefault("disks", {})
-    return record
+# The record of original values: {"disks": {identity key: {"name", "attributes"}}}.
+RECORD_SECTIONS = {"disks": {}}
 
 
 def remember(record, key, name, changes):
@@ -183,7 +178,7 @@ def remember(record, key, name, changes):
     for attr, before, _after in changes:
         if before is None:  # a tunable of a scheduler that was not active: nothing to restore
             continue
-        entry = record["disks"].setdefault(key, {"name": name, "attributes": {}})
+        entry = records.keep_first(record["disks"], key, {"name": name, "attributes": {}})
         entry["name"] = name
         entry["attributes"].setdefault(attr, before)
     return record

@@ -12,7 +12,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import re
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.mountinfo import split_options, unescape
@@ -438,13 +437,8 @@ def plan_mount(target, entry, mount, options, absent_options, kernel_release, un
 
 # --------------------------------------------------------------------------- record for rollback
 
-def load_record(text):
-    """``{"mounts": {mount point: [fstab options before the first change]}}``."""
-    record = json.loads(text) if text and text.strip() else {}
-    record.setdefault("mounts", {})
-    if not isinstance(record["mounts"], dict):
-        raise OptionError("not a mount options record")
-    return record
+# The fstab options each mount point had before its first change.
+RECORD_SECTIONS = {"mounts": {}}
 
 
 def remember(record, changed):

@@ -13,7 +13,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import re
 
 CMDLINE_VARIABLES = ("GRUB_CMDLINE_LINUX", "GRUB_CMDLINE_LINUX_DEFAULT")
@@ -125,14 +124,8 @@ def args_satisfy(args, absent=(), present=None):
 
 # --------------------------------------------------------------------------- record for rollback
 
-def load_record(text):
-    """``{"removed": [args], "replaced": {name: [previous args]}}``, empty when there is no file."""
-    record = json.loads(text) if text and text.strip() else {}
-    record.setdefault("removed", [])
-    record.setdefault("replaced", {})
-    if not isinstance(record["removed"], list) or not isinstance(record["replaced"], dict):
-        raise ValueError("not a kernel command-line record")
-    return record
+# What a restore puts back: the arguments removed, and per argument set, the ones it replaced.
+RECORD_SECTIONS = {"removed": [], "replaced": {}}
 
 
 def remember(record, absent, present, arg_lists):

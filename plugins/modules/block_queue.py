@@ -191,9 +191,9 @@ def main():
     )
     record_path = module.params["record"]
     try:
-        record = blockqueue.load_record(_read(record_path)) if record_path else None
-    except ValueError as exc:
-        module.fail_json(msg="%s: %s" % (record_path, exc))
+        record = records.load(record_path, blockqueue.RECORD_SECTIONS) if record_path else None
+    except records.RecordError as exc:
+        module.fail_json(msg=str(exc))
 
     wanted, keys, missing = {}, {}, []
     if module.params["restore"]:
@@ -256,14 +256,6 @@ def main():
     module.exit_json(**result)
 
 
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
-
-
 def _update_record(module, path, record, pending, applied, restored_keys):
     """Keep the originals of what was written, or drop the disks a restore fully put back."""
     if module.params["restore"]:
@@ -274,7 +266,7 @@ def _update_record(module, path, record, pending, applied, restored_keys):
         for name in sorted(set(write[0] for write in applied)):
             blockqueue.remember(record, blockdev.identity_key(name), name,
                                 [(attr, before, after) for n, attr, before, after in applied if n == name])
-    records.save(module, path, record, empty=not record["disks"])
+    records.save(module, path, record)
 
 
 def _warn_on_kernel_rounding(module, name, changes):

@@ -159,13 +159,14 @@ def _effective(module, files):
 
 def _load_record(module, path):
     try:
-        return grub.load_record(_read(path) if os.path.exists(path) else "")
-    except ValueError as exc:
-        module.fail_json(msg="%s: %s" % (path, exc))
+        return records.load(path, grub.RECORD_SECTIONS)
+    except records.RecordError as exc:
+        module.fail_json(msg=str(exc))
 
 
 def _save_record(module, path, record):
-    records.save(module, path, record, empty=not record or not (record["removed"] or record["replaced"]))
+    """Write the record, or drop it (None: a restore put everything back)."""
+    records.save(module, path, record or {})
 
 
 def _update_command(module):

@@ -414,7 +414,7 @@ class MountOptions:
     def execute(self):
         params = self.params
         options, absent = fstab.normalize_request(params["options"], params["absent_options"])
-        record = fstab.load_record(self.read_optional(params["record"])) if params["record"] else None
+        record = records.load(params["record"], fstab.RECORD_SECTIONS) if params["record"] else None
         path = params["fstab"]
         try:
             with open(path) as handle:
@@ -545,14 +545,6 @@ class MountOptions:
                 self.module.warn("%s: %s is in fstab but the kernel does not show it yet; it applies at the "
                                  "next mount" % (plan["mountpoint"], option))
 
-    @staticmethod
-    def read_optional(path):
-        try:
-            with open(path) as handle:
-                return handle.read()
-        except (IOError, OSError):
-            return ""
-
     def keep_record(self, record, plans, entries):
         """Remember the original options of the mounts changed now, or forget the ones a
         restore put back; write the record atomically, or remove it once nothing is left."""
@@ -561,7 +553,7 @@ class MountOptions:
         else:
             fstab.remember(record, [(p["mountpoint"], entries[p["mountpoint"]]["options"]) for p in plans
                                     if p["fstab_changed"]])
-        records.save(self.module, self.params["record"], record, empty=not record["mounts"])
+        records.save(self.module, self.params["record"], record)
 
     @staticmethod
     def unit_file(target):
@@ -600,7 +592,7 @@ def main():
         module.get_bin_path("mkfs.xfs", required=True)
     try:
         result = MountOptions(module).execute()
-    except (Failure, fstab.OptionError, blockdev.DeviceError) as exc:
+    except (Failure, fstab.OptionError, blockdev.DeviceError, records.RecordError) as exc:
         module.fail_json(msg=str(exc))
     for plan in result["mounts"]:
         plan.pop("fs_options_added")

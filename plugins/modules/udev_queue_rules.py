@@ -65,6 +65,21 @@ options:
     type: str
     choices: [present, absent]
     default: present
+  record:
+    description:
+      - JSON file that keeps, per rules file, what was at O(path) before the module first
+        changed it (no file, or the other content it replaced), so O(restore) can put it back.
+        A file that carries the module's header is the module's own, from before it kept a
+        record, and no file was there before it.
+    type: path
+  restore:
+    description:
+      - Put back what O(record) holds for O(path) (remove the file when there was none), then
+        drop it from the record; the record file goes once empty. A rules file the record
+        does not hold is removed when it carries the module's header, and left alone
+        otherwise. Requires O(record); O(rules) and O(state) are not used.
+    type: bool
+    default: false
   backup:
     description: Keep a timestamped copy of a file that is replaced or removed.
     type: bool
@@ -105,6 +120,13 @@ EXAMPLES = r"""
         match: {KERNEL: "sd*", "ATTR{queue/rotational}": "1"}
         attributes: {scheduler: mq-deadline, "iosched/fifo_batch": 1}
     trigger: [sda, sdb]
+    record: /var/lib/cephops-osd-tuning/udev_queue_rules.json
+
+- name: Put back what was there before
+  cephops.osd_tuning.udev_queue_rules:
+    path: /etc/udev/rules.d/60-cephops-io-scheduler.rules
+    restore: true
+    record: /var/lib/cephops-osd-tuning/udev_queue_rules.json
 """
 
 RETURN = r"""
@@ -132,13 +154,17 @@ triggered:
 """
 
 import os
+import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import records, udev
 
 HEADER = "Managed by %s. Local changes are overwritten."
+MANAGED = re.compile(r"# Managed by .*\. Local changes are overwritten\.\n")
 UDEV_CONTROL = "/run/udev/control"
+# The content of each rules file before the module first changed it; None: there was none.
+RECORD_SECTIONS = {"files": {}}
 
 
 def _read(path):
@@ -147,6 +173,11 @@ def _read(path):
             return handle.read()
     except (IOError, OSError):
         return None
+
+
+def _original(current):
+    """What was there before the module: a file carrying its header is its own."""
+    return None if current is None or MANAGED.match(current) else current
 
 
 def _verify(module, candidate):
@@ -208,25 +239,38 @@ def main():
             backup=dict(type="bool", default=True),
             reload=dict(type="bool", default=True),
             trigger=dict(type="list", elements="str", default=[]),
+            record=dict(type="path"),
+            restore=dict(type="bool", default=False),
         ),
+        required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
     path, params = module.params["path"], module.params
-    present = params["state"] == "present"
-    if present:
+    try:
+        record = records.load(params["record"], RECORD_SECTIONS) if params["record"] else None
+    except records.RecordError as exc:
+        module.fail_json(msg=str(exc))
+    current = _read(path)
+    if params["restore"]:
+        wanted = record["files"][path] if path in record["files"] else _original(current)
+        present, content = wanted is not None, wanted or ""
+    elif params["state"] == "present":
         errors = udev.check(params["rules"])
         if errors:
             module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)
-        content = udev.render(params["rules"], HEADER % params["owner"])
+        present, content = True, udev.render(params["rules"], HEADER % params["owner"])
     else:
-        content = ""
-    current = _read(path)
+        present, content = False, ""
     changed = (current != content) if present else current is not None
     if changed and params["reload"] and not os.path.exists(UDEV_CONTROL):
         module.fail_json(msg="udev is not running on this host (no %s), so the rules could not take effect; "
                              "nothing written (reload=false writes the file alone)" % UDEV_CONTROL)
     result = dict(changed=changed, path=path, content=content, triggered=[],
                   diff=dict(before=current or "", after=content, before_header=path, after_header=path))
+    if changed and not module.check_mode and record is not None and not params["restore"]:
+        # Saved before the file changes, so an interrupted run still knows what to put back.
+        records.keep_first(record["files"], path, _original(current))
+        records.save(module, params["record"], record)
     if changed and not module.check_mode:
         if present:
             result["validated_with"], backup = _install(module, path, content)
@@ -238,6 +282,9 @@ def main():
         if params["reload"]:
             _apply(module, params["trigger"])
             result["triggered"] = params["trigger"]
+    if params["restore"] and not module.check_mode and path in record["files"]:
+        record["files"].pop(path)
+        records.save(module, params["record"], record)
     module.exit_json(**result)
 
 

@@ -29,7 +29,7 @@ def pytest_terminal_summary(terminalreporter):
           % (len(SAFETY_LOG), sum(1 for c in SAFETY_LOG if c["expected"]),
              len(set(d for c in SAFETY_LOG for d in c["changed"]))))
     for case in SAFETY_LOG:
-        write("  %-18s %-30s %-4s %s" % (case["module"], case["case"][:30], "ok" if case["expected"] else "MISS",
+        write("  %-23s %-30s %-4s %s" % (case["module"], case["case"][:30], "ok" if case["expected"] else "MISS",
                                          case["shown"][:110].replace("\n", " ")))
 
 

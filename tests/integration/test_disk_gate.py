@@ -17,6 +17,7 @@ from modulerun import json_env
 from test_disk_facts import make_gpt_partitions
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
+ROLLBACK = os.path.join(os.path.dirname(PLAYBOOK), "disk_gate_rollback.yml")
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
 IMPOSSIBLE = dict(min_iops=10 ** 9, marginal_min_iops=10 ** 8, max_p99_sync_latency_ms=0.000001,
                   marginal_max_p99_sync_latency_ms=0.000002)
@@ -37,9 +38,10 @@ class Gate:
         # The role probes in async jobs; their status files stay with the test.
         self.async_dir = tmp_path / "async"
 
-    def command(self, disks, limits=None, check=False, inventory=None, **extra):
-        """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate,
-        on this host alone or on the hosts of an inventory file (each with its own connection)."""
+    def command(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, **extra):
+        """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate
+        (or of its rollback), on this host alone or on the hosts of an inventory file (each with its own
+        connection)."""
         extra_vars = dict(disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True, disk_gate_runtime=2,
                           disk_gate_plp_runtime=0, disk_gate_poll_interval=1, disk_gate_cache_max_age=0,
                           disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir))
@@ -47,12 +49,12 @@ class Gate:
         extra_vars.update(extra)
         env = json_env(ANSIBLE_ASYNC_DIR=str(self.async_dir))
         hosts = ["--inventory", inventory] if inventory else ["--inventory", "localhost,", "--connection", "local"]
-        argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (["--check"] if check else [])
+        argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), playbook] + (["--check"] if check else [])
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())
 
-    def play(self, disks, limits=None, check=False, inventory=None, **extra):
+    def play(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, **extra):
         proc = subprocess.run(capture_output=True, text=True, check=False,
-                              **self.command(disks, limits, check, inventory, **extra))
+                              **self.command(disks, limits, check, inventory, playbook, **extra))
         try:
             report = json.loads(proc.stdout)
         except ValueError:
@@ -164,6 +166,18 @@ def test_second_run_comes_from_cache_until_the_disk_changes(loop_disks, gate):
     changed = third.disk(disk.path)
     assert (changed["verdict"], changed["cached"], changed["approved"]) == ("refused", False, False)
     assert disk.checksum() == before
+
+
+def test_the_rollback_entry_point_removes_the_verdict_cache(loop_disks, gate):
+    disk = loop_disks()
+    assert gate.play([disk], disk_gate_cache_max_age=3600).rc == 0
+    assert os.listdir(str(gate.cache_dir))
+    checked = gate.play([], check=True, playbook=ROLLBACK)
+    assert checked.rc == 0 and checked.task("Remove the verdict cache")["changed"] is True
+    assert os.listdir(str(gate.cache_dir))
+    run = gate.play([], playbook=ROLLBACK)
+    assert run.rc == 0 and run.task("Remove the verdict cache")["changed"] is True
+    assert not gate.cache_dir.exists()
 
 
 def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):

@@ -1,8 +1,8 @@
 """The overprovision role on loop devices, run with ansible-playbook as a site would run it.
 
 The partition method runs end to end (discard, aligned partition, idempotence, rollback);
-the hpa method and every non-blank disk are refused with every byte unchanged. The record
-goes to a fact file under tmp_path, never to the host's /etc/ansible/facts.d.
+the hpa method and every non-blank disk are refused with every byte unchanged. The records
+go to tmp_path, never to the host's /var/lib/cephops-osd-tuning.
 """
 
 import json
@@ -32,14 +32,13 @@ PLAY = """
 
 class Role:
     def __init__(self, tmp_path):
-        self.fact_file = tmp_path / "facts.d" / "cephops_overprovision.fact"
+        self.record_file = tmp_path / "records" / "overprovision-partition.json"
         self.playbook = tmp_path / "play.yml"
         self.playbook.write_text(PLAY)
 
     def play(self, disks, entry_point="main", check=False, **extra):
-        extra_vars = dict(overprovision_disks=disks, overprovision_include_loop=True,
-                          overprovision_fact_file=str(self.fact_file), overprovision_allow_erase=True,
-                          entry_point=entry_point)
+        extra_vars = dict(overprovision_disks=disks, overprovision_record_dir=str(self.record_file.parent),
+                          overprovision_allow_erase=True, entry_point=entry_point)
         extra_vars.update(extra)
         env = json_env()
         argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
@@ -57,7 +56,8 @@ class Role:
         return stats, failures
 
     def record(self):
-        return json.loads(self.fact_file.read_text())["disks"]
+        """The partition method's record, by device."""
+        return dict((entry["device"], entry) for entry in json.loads(self.record_file.read_text())["disks"].values())
 
 
 @pytest.fixture
@@ -115,7 +115,7 @@ def test_partition_method_end_to_end(loop_disks, role):
     assert layout(disk) == [] and disk.partitions() == []
     found = facts(disk)
     assert found["available"] is True, found["reject_reasons"]
-    assert not role.fact_file.exists()  # nothing left to undo: the record goes
+    assert not role.record_file.exists()  # nothing left to undo: the record goes
 
 
 def test_check_mode_plans_and_writes_nothing(loop_disks, role):
@@ -124,7 +124,7 @@ def test_check_mode_plans_and_writes_nothing(loop_disks, role):
     stats, failures = role.play([{"device": disk.path, "method": "partition"}], check=True)
     assert failures == [] and stats["changed"] > 0
     assert disk.checksum() == before
-    assert not role.fact_file.exists()
+    assert not role.record_file.exists()
 
 
 def test_a_partition_made_by_someone_else_is_not_blank(loop_disks, role):
@@ -159,7 +159,7 @@ def test_old_data_is_refused_unless_the_entry_allows_overwriting_it(loop_disks, 
     stats, failures = role.play([{"device": disk.path, "method": "partition"}])
     assert failures == ["%s: refused, the disk is not blank: %s" % (disk.path, reason)]
     assert disk.checksum() == before
-    assert not role.fact_file.exists()
+    assert not role.record_file.exists()
 
 
 def test_overwrite_data_does_not_lift_a_signature(loop_disks, role):
@@ -188,7 +188,7 @@ def test_non_blank_disk_is_refused_and_left_unchanged(loop_disks, role, kind, pr
     stats, failures = role.play([{"device": disk.path, "method": "partition"}])
     assert failures == ["%s: refused, the disk is not blank: %s" % (disk.path, ", ".join(reasons))]
     assert disk.checksum() == before
-    assert not role.fact_file.exists()
+    assert not role.record_file.exists()
 
 
 def test_hpa_method_on_a_loop_disk_is_refused_as_not_ata(loop_disks, role):

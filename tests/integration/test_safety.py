@@ -104,6 +104,13 @@ def fallback(result):
 
 SHELL = "/dev/loop0; touch /tmp/cephops-pwned"
 
+
+def overprovision(device, **args):
+    """Arguments of overprovision_partition and nvme_namespace for one disk. A refusal never
+    writes the record, so /dev/null stands for it."""
+    return dict(dict(disks=[dict(device=device)], erase=True, record=os.devnull), **args)
+
+
 CASES = [
     # (case, module, args from the zoo, judge, text the refusal must hold)
     ("nonexistent device", "disk_facts", lambda z: dict(devices=["/dev/cephops-none"]), failure, "no such device"),
@@ -111,15 +118,25 @@ CASES = [
      failure, "no such device"),
     ("nonexistent device", "sync_write_probe", lambda z: dict(devices=["/dev/cephops-none"], runtime=1, **EASY),
      refusal, "no such device"),
-    ("nonexistent device", "ata_hpa", lambda z: dict(device="/dev/cephops-none", reserve_percent=10, erase=True),
+    ("nonexistent device", "ata_hpa", lambda z: dict(disks=[dict(device="/dev/cephops-none", reserve_percent=10)], erase=True),
      failure, "no such device"),
     ("nonexistent device", "seq_read_probe", lambda z: dict(devices=["/dev/cephops-none"]), failure, "no such device"),
     ("partition instead of disk", "sync_write_probe", lambda z: dict(devices=[z.partition], runtime=1, **EASY),
      refusal, "is a partition"),
     ("partition instead of disk", "block_queue", lambda z: dict(devices=[z.partition], attributes={"scheduler": "none"}),
      failure, "is a partition"),
-    ("partition instead of disk", "ata_hpa", lambda z: dict(device=z.partition, reserve_percent=10, erase=True),
+    ("partition instead of disk", "ata_hpa", lambda z: dict(disks=[dict(device=z.partition, reserve_percent=10)], erase=True),
      failure, "is a partition"),
+    ("nonexistent device", "overprovision_partition", lambda z: overprovision("/dev/cephops-none"), failure,
+     "no such device"),
+    ("partition instead of disk", "overprovision_partition", lambda z: overprovision(z.partition), failure,
+     "is a partition"),
+    ("by-id link to a partition", "nvme_namespace", lambda z: overprovision(str(z.partition_link)), failure,
+     "is a partition"),
+    ("huge reserve", "overprovision_partition", lambda z: overprovision(z.blank.path, reserve_percent=90.0), failure,
+     "reserve_percent 90.0 is outside 1-50; nothing was read or written"),
+    ("not an NVMe namespace", "nvme_namespace", lambda z: overprovision(z.blank.path), failure,
+     "not an NVMe namespace (transport loop); refused, nvme was not run"),
     ("by-id link to a partition", "sync_write_probe", lambda z: dict(devices=[str(z.partition_link)], runtime=1, **EASY),
      refusal, "is a partition"),
     ("by-id link to a partition", "mount_options", lambda z: dict(
@@ -140,9 +157,9 @@ CASES = [
      failure, "runtime must be at least 1"),
     ("negative runtime", "seq_read_probe", lambda z: dict(devices=[z.blank.path], runtime=-5),
      failure, "runtime must be at least 1"),
-    ("huge reserve", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=1000, erase=True),
+    ("huge reserve", "ata_hpa", lambda z: dict(disks=[dict(device=z.blank.path, reserve_percent=1000)], erase=True),
      failure, "reserve_percent 1000.0 is outside 0-90; nothing was read or written"),
-    ("not an ATA disk", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=10, erase=True),
+    ("not an ATA disk", "ata_hpa", lambda z: dict(disks=[dict(device=z.blank.path, reserve_percent=10)], erase=True),
      failure, "ATA"),
     ("udev rule injection", "udev_queue_rules", lambda z: dict(
         path=os.devnull + ".rules", reload=False,
@@ -162,11 +179,13 @@ for _kind, _prepare, _reasons in NON_BLANK + HIDDEN_KINDS:
     CASES += [
         (_kind, "sync_write_probe", lambda z, k=_kind: dict(devices=[z.kinds[k][0].path], runtime=1, **EASY),
          refusal, _reasons[0]),
-        (_kind, "ata_hpa", lambda z, k=_kind: dict(device=z.kinds[k][0].path, reserve_percent=10, erase=True),
+        (_kind, "ata_hpa", lambda z, k=_kind: dict(disks=[dict(device=z.kinds[k][0].path, reserve_percent=10)], erase=True),
          failure, _reasons[0]),
         (_kind, "mount_options", lambda z, k=_kind: dict(
             mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds[k][0].path, mountpoint="/mnt/x")]),
          failure, _reasons[0]),
+        (_kind, "overprovision_partition", lambda z, k=_kind: overprovision(z.kinds[k][0].path), failure,
+         "refused, the disk is not blank: " + _reasons[0]),
     ]
 
 # overwrite_data lifts the content checks' reasons alone; a signature still refuses.
@@ -175,8 +194,13 @@ CASES += [
         mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds["xfs_no_partition_table"][0].path,
                                                            mountpoint="/mnt/x", overwrite_data=True)]),
      failure, "not blank: Has a FileSystem"),
-    ("overwrite_data on a GPT", "ata_hpa", lambda z: dict(device=z.kinds["gpt_with_partitions"][0].path,
-                                                          reserve_percent=10, erase=True, overwrite_data=True),
+    ("overwrite_data on a GPT", "overprovision_partition", lambda z: overprovision(
+        z.kinds["gpt_with_partitions"][0].path, disks=[dict(device=z.kinds["gpt_with_partitions"][0].path,
+                                                            overwrite_data=True)]),
+     failure, "not blank: Has GPT headers, Has partitions"),
+    ("overwrite_data on a GPT", "ata_hpa", lambda z: dict(disks=[dict(device=z.kinds["gpt_with_partitions"][0].path,
+                                                                      reserve_percent=10, overwrite_data=True)],
+                                                          erase=True),
      failure, "not blank: Has GPT headers, Has partitions"),
 ]
 
@@ -230,7 +254,7 @@ MISSING_TOOLS = [
     ("missing fio, fio_options given", "sync_write_probe", lambda z: dict(
         devices=[z.blank.path], runtime=1, fio_options={"bs": "8k"}, **EASY), ["fio"],
      failure, "fio_options refused: fio is not installed, so the probe writes with dd, which takes no fio options (bs)"),
-    ("missing hdparm", "ata_hpa", lambda z: dict(device=z.blank.path, reserve_percent=10, erase=True), ["hdparm"],
+    ("missing hdparm", "ata_hpa", lambda z: dict(disks=[dict(device=z.blank.path, reserve_percent=10)], erase=True), ["hdparm"],
      failure, 'Failed to find required executable "hdparm"'),
 ]
 
@@ -311,7 +335,9 @@ def root_disk():
 
 ROOT_DISK_CASES = [
     ("sync_write_probe", lambda root: dict(devices=[root], runtime=1, **EASY), refusal),
-    ("ata_hpa", lambda root: dict(device=root, reserve_percent=10, erase=True), failure),
+    ("ata_hpa", lambda root: dict(disks=[dict(device=root, reserve_percent=10)], erase=True), failure),
+    ("overprovision_partition", overprovision, failure),
+    ("nvme_namespace", overprovision, failure),
     ("mount_options", lambda root: dict(mounts=[], fstab=os.devnull,
                                         new_filesystems=[dict(device=root, mountpoint="/mnt/x")]), failure),
 ]

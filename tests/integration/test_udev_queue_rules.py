@@ -4,6 +4,7 @@ Reload and trigger need a running udev, which the lab has (the molecule default 
 proves the rules act at boot); here the file handling runs with reload disabled.
 """
 
+import json
 import os
 import stat
 
@@ -81,3 +82,32 @@ def test_reload_without_running_udev_writes_nothing(tmp_path):
     assert result["failed"] is True
     assert result["msg"].startswith("udev is not running on this host")
     assert not path.exists()
+
+
+def test_restore_removes_a_file_the_module_made(tmp_path):
+    path, record = tmp_path / "60-test.rules", tmp_path / "records" / "udev.json"
+    assert rules_file(path, record=str(record))["changed"] is True
+    assert json.loads(record.read_text()) == {"files": {str(path): None}}
+    assert rules_file(path, record=str(record), restore=True, check=True)["changed"] is True
+    assert path.exists()
+    result = rules_file(path, record=str(record), restore=True)
+    assert result["changed"] is True and not path.exists() and not record.exists()
+
+
+def test_restore_puts_back_the_file_it_replaced_and_keeps_the_first_original(tmp_path):
+    path, record = tmp_path / "60-test.rules", tmp_path / "udev.json"
+    theirs = 'ACTION=="add", KERNEL=="sd*", ATTR{queue/scheduler}="bfq"\n'
+    path.write_text(theirs)
+    rules_file(path, record=str(record))
+    rules_file(path, rules=[dict(RULES[0], attributes={"scheduler": "mq-deadline"})], record=str(record))
+    assert json.loads(record.read_text()) == {"files": {str(path): theirs}}
+    assert rules_file(path, record=str(record), restore=True)["changed"] is True
+    assert path.read_text() == theirs and not record.exists()
+
+
+def test_restore_without_a_record_removes_only_a_file_with_the_header(tmp_path):
+    ours, theirs, record = tmp_path / "60-ours.rules", tmp_path / "61-theirs.rules", tmp_path / "udev.json"
+    rules_file(ours)  # an earlier run that kept no record
+    theirs.write_text('KERNEL=="sd*", ATTR{queue/scheduler}="bfq"\n')
+    assert rules_file(ours, record=str(record), restore=True)["changed"] is True and not ours.exists()
+    assert rules_file(theirs, record=str(record), restore=True)["changed"] is False and theirs.exists()

@@ -95,7 +95,7 @@ def test_partition_overprovisioning_survives_the_reboot(host, serial, reserve):
     length = int(host.file(f"/sys/block/{disk}/{parts[0]}/size").content_string)
     assert start == 2048  # 1 MiB aligned
     assert (start + length) * 100 <= size * (100 - reserve)
-    record = json.loads(host.file("/etc/ansible/facts.d/cephops_overprovision.fact").content_string)
+    record = json.loads(host.file("/var/lib/cephops-osd-tuning/overprovision-partition.json").content_string)
     assert any(serial in json.dumps(entry) for entry in record["disks"].values())
 
 
@@ -103,10 +103,11 @@ def test_hpa_on_the_emulated_sata_ssd_fails_cleanly(host):
     disk = whole_disk_by_serial(host, "CEPHOPS-SSD-0001")
     before = host.check_output("hdparm -N %s", disk)
     # testinfra returns a failed module's result without its "failed" key: judge the result.
-    result = host.ansible("cephops.osd_tuning.ata_hpa", f"device={disk} reserve_percent=10 erase=true",
-                          check=False, become=True)
+    args = {"disks": [{"device": disk, "reserve_percent": 10}], "erase": True}
+    result = host.ansible("cephops.osd_tuning.ata_hpa", json.dumps(args), check=False, become=True)
     assert "the drive rejected SET MAX ADDRESS" in result["msg"] and "the HPA is unchanged" in result["msg"]
-    assert result["visible_sectors"] == result["native_sectors"] == result["visible_sectors_before"]
+    found = result["disks"][0]
+    assert found["visible_sectors"] == found["native_sectors"] == found["visible_sectors_before"]
     assert host.check_output("hdparm -N %s", disk) == before
 
 

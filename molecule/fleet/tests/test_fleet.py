@@ -22,7 +22,12 @@ VIRTIO = "/dev/disk/by-id/virtio-CEPHOPS-VIRTIO-0001"
 REPORTS = Path(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")) / "qualify"
 RECORDS = ("/var/lib/cephops-osd-tuning/io_scheduler-queues.json",
            "/var/lib/cephops-osd-tuning/max_sectors_kb-queues.json",
-           "/var/lib/cephops-osd-tuning/mount_options.json")
+           "/var/lib/cephops-osd-tuning/io_scheduler-udev.json",
+           "/var/lib/cephops-osd-tuning/max_sectors_kb-udev.json",
+           "/var/lib/cephops-osd-tuning/mount_options.json",
+           "/var/lib/cephops-osd-tuning/overprovision-hpa.json",
+           "/var/lib/cephops-osd-tuning/overprovision-partition.json",
+           "/var/lib/cephops-osd-tuning/overprovision-nvme_namespace.json")
 RULES = ("/etc/udev/rules.d/60-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
 
 
@@ -74,7 +79,7 @@ def test_an_unreachable_host_is_never_approved_and_hides_no_other_result(tmp_pat
 
 
 def test_rollback_removed_rules_and_records(host):
-    for path in RULES + RECORDS + ("/etc/ansible/facts.d/cephops_overprovision.fact",):
+    for path in RULES + RECORDS + ("/var/cache/cephops-osd-tuning/gate",):
         assert not host.file(path).exists, path
 
 

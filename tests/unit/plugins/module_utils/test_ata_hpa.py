@@ -11,7 +11,7 @@ Fixtures in tests/unit/fixtures/hdparm/:
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import hpa
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import ata_hpa as hpa
 
 NATIVE = 1953525168  # a 1 TB SATA SSD
 
@@ -117,20 +117,22 @@ def state(visible, native=NATIVE):
                 accessible_max_address=False, dco_max_sectors=None)
 
 
+TARGET_20 = 1562818560  # 20 % of NATIVE hidden, whole MiB
+
+
 def test_a_blank_disk_is_discarded_then_shrunk():
-    plan = hpa.plan(sata_disk(), state(NATIVE), "present", reserve_percent=20, erase=True)
-    assert plan == dict(target=1562818560, change=True, discard=True, checks=[])
+    plan = hpa.plan(sata_disk(), state(NATIVE), TARGET_20, erase=True)
+    assert plan == dict(target=TARGET_20, change=True, discard=True, checks=[])
 
 
 def test_already_at_target_needs_nothing_even_on_a_disk_in_use():
-    plan = hpa.plan(sata_disk(reject_reasons=["LVM detected"]), state(1562818560), "present",
-                    reserve_percent=20)
-    assert plan == dict(target=1562818560, change=False, discard=False, checks=[])
+    plan = hpa.plan(sata_disk(reject_reasons=["LVM detected"]), state(TARGET_20), TARGET_20)
+    assert plan == dict(target=TARGET_20, change=False, discard=False, checks=[])
 
 
 def test_every_failed_check_is_named():
     plan = hpa.plan(sata_disk(reject_reasons=["Has GPT headers", "Has partitions"], discard=False),
-                    state(NATIVE), "present", reserve_percent=20, erase=False, ignore_hpa=True,
+                    state(NATIVE), TARGET_20, erase=False, ignore_hpa=True,
                     changed_since_boot="/dev/sdb set to 1 sectors at 2024-01-01T00:00:00+0000")
     assert plan["checks"] == [
         "not blank: Has GPT headers, Has partitions",
@@ -146,21 +148,31 @@ def test_every_failed_check_is_named():
 def test_overwrite_data_lifts_the_content_reasons_alone():
     data = "Has data without a signature (3 of 64 sampled MiB not zero)"
     disk = sata_disk(reject_reasons=[data], data_reasons=[data])
-    refused = hpa.plan(disk, state(NATIVE), "present", reserve_percent=20, erase=True)
+    refused = hpa.plan(disk, state(NATIVE), TARGET_20, erase=True)
     assert refused["checks"] == ["not blank: " + data]
-    assert hpa.plan(disk, state(NATIVE), "present", reserve_percent=20, erase=True, overwrite_data=True)["checks"] == []
+    assert hpa.plan(disk, state(NATIVE), TARGET_20, erase=True, overwrite_data=True)["checks"] == []
     disk = sata_disk(reject_reasons=["Has a FileSystem", data], data_reasons=[data])
-    plan = hpa.plan(disk, state(NATIVE), "present", reserve_percent=20, erase=True, overwrite_data=True)
+    plan = hpa.plan(disk, state(NATIVE), TARGET_20, erase=True, overwrite_data=True)
     assert plan["checks"] == ["not blank: Has a FileSystem"]
 
 
-def test_restoring_the_native_size_needs_no_erase_but_a_blank_disk():
-    plan = hpa.plan(sata_disk(), state(1562818560), "absent")
+def test_restoring_the_recorded_size_needs_no_erase_but_a_blank_disk():
+    plan = hpa.plan(sata_disk(), state(TARGET_20), NATIVE, restoring=True, ignore_hpa=True)
     assert plan == dict(target=NATIVE, change=True, discard=False, checks=[])
-    refused = hpa.plan(sata_disk(reject_reasons=["Has a FileSystem"]), state(1562818560), "absent")
+    refused = hpa.plan(sata_disk(reject_reasons=["Has a FileSystem"]), state(TARGET_20), NATIVE, restoring=True)
     assert refused["checks"] == ["not blank: Has a FileSystem"]
 
 
 def test_an_invalid_hpa_setting_is_never_acted_on(hdparm):
     with pytest.raises(hpa.HpaError, match="does not pass ATA commands through faithfully"):
-        hpa.plan(sata_disk(), hpa.parse_state(hdparm("hpa_invalid.txt")), "absent")
+        hpa.plan(sata_disk(), hpa.parse_state(hdparm("hpa_invalid.txt")), NATIVE, restoring=True)
+
+
+@pytest.mark.parametrize("kwargs,refused", [
+    (dict(reserve_percent=20), []),
+    (dict(reserve_percent=1000.0), ["reserve_percent 1000.0 is outside 0-90"]),
+    (dict(reserve_percent=20, visible_sectors=0), ["visible_sectors 0 must be at least 1"]),
+    (dict(reserve_percent=1000.0, visible_sectors=1000), []),  # the entry's own size wins over the default
+])
+def test_requests_no_disk_could_satisfy_are_named_before_any_disk_is_read(kwargs, refused):
+    assert hpa.check_request(**kwargs) == refused

@@ -17,8 +17,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import blocking_reasons
-
-MIB = 1024 * 1024
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.overprovision import MIB, reserved_size
 
 _MAX_SECTORS = re.compile(
     r"^\s*max sectors\s*=\s*(?P<visible>\d+)/(?P<native>\d+)(?:\((?P<dco>\d+)\?\))?,\s*(?P<rest>.*)$", re.M)
@@ -73,11 +72,13 @@ def command_failures(stderr):
 
 
 def check_request(reserve_percent=None, visible_sectors=None):
-    """Refuse a request no disk could satisfy, before anything looks at the disk."""
-    if reserve_percent is not None and not 0 <= reserve_percent <= 90:
-        raise HpaError("reserve_percent %s is outside 0-90" % reserve_percent)
-    if visible_sectors is not None and visible_sectors < 1:
-        raise HpaError("visible_sectors %d must be at least 1" % visible_sectors)
+    """Why no disk could satisfy a request (empty when one could), before anything looks at
+    a disk."""
+    if visible_sectors is not None:
+        return ["visible_sectors %d must be at least 1" % visible_sectors] if visible_sectors < 1 else []
+    if not 0 <= reserve_percent <= 90:
+        return ["reserve_percent %s is outside 0-90" % reserve_percent]
+    return []
 
 
 def target_sectors(native_sectors, logical_sector_size, reserve_percent=None, visible_sectors=None):
@@ -87,12 +88,11 @@ def target_sectors(native_sectors, logical_sector_size, reserve_percent=None, vi
     Raises HpaError for a count that is not below or equal to the native maximum, or a
     reserve outside 0-90 %.
     """
-    check_request(reserve_percent, visible_sectors)
+    refused = check_request(reserve_percent, visible_sectors)
+    if refused:
+        raise HpaError(refused[0])
     if visible_sectors is None:
-        per_mib = max(1, MIB // logical_sector_size)
-        # Integer arithmetic: a float percentage of 2^31 sectors loses precision.
-        keep = native_sectors * int(round((100 - reserve_percent) * 1000)) // 100000
-        visible_sectors = keep // per_mib * per_mib
+        visible_sectors = reserved_size(native_sectors, reserve_percent, max(1, MIB // logical_sector_size))
     if visible_sectors < 1:  # a reserve that leaves less than a MiB
         raise HpaError("visible_sectors %d must be at least 1" % visible_sectors)
     if visible_sectors > native_sectors:
@@ -100,25 +100,26 @@ def target_sectors(native_sectors, logical_sector_size, reserve_percent=None, vi
     return visible_sectors
 
 
-def plan(disk, before, state, reserve_percent=None, visible_sectors=None, erase=False,
-         ignore_hpa=False, changed_since_boot=None, overwrite_data=False):
-    """What to do with ``disk`` (a disk_facts record) whose ``hdparm -N`` state is ``before``.
-
-    Returns a dict with ``target`` (visible sectors wanted), ``change`` (the drive must be
-    changed), ``discard`` (discard the whole disk first) and ``checks``: every safety check
-    that refuses the change, in words an operator can act on; the change may only run when
-    it is empty. ``changed_since_boot`` describes a permanent change already made this boot;
-    ``overwrite_data`` lifts the reasons of the content checks alone.
-    """
+def check_valid(before):
+    """Raise HpaError when hdparm calls the HPA setting invalid: nothing is acted on then."""
     if before["hpa"] == "invalid":
         raise HpaError("hdparm reports the HPA setting as invalid (%d visible above %d native): the controller "
                        "or driver does not pass ATA commands through faithfully"
                        % (before["visible_sectors"], before["native_sectors"]))
-    native = before["native_sectors"]
-    if state == "absent":
-        target = native
-    else:
-        target = target_sectors(native, disk["logical_sector_size"] or 512, reserve_percent, visible_sectors)
+
+
+def plan(disk, before, target, erase=False, restoring=False, ignore_hpa=False, changed_since_boot=None,
+         overwrite_data=False):
+    """What to do with ``disk`` (a disk_facts record) whose ``hdparm -N`` state is ``before``
+    to make ``target`` sectors visible (``restoring``: the size a record kept).
+
+    Returns a dict with ``target``, ``change`` (the drive must be changed), ``discard``
+    (discard the whole disk first) and ``checks``: every safety check that refuses the
+    change, in words an operator can act on; the change may only run when it is empty.
+    ``changed_since_boot`` describes a permanent change already made this boot;
+    ``overwrite_data`` lifts the reasons of the content checks alone.
+    """
+    check_valid(before)
     shrink = target < before["visible_sectors"]
     result = dict(target=target, change=target != before["visible_sectors"], discard=shrink, checks=[])
     if not result["change"]:
@@ -127,7 +128,7 @@ def plan(disk, before, state, reserve_percent=None, visible_sectors=None, erase=
     refusing = blocking_reasons(disk, overwrite_data)
     if refusing:
         checks.append("not blank: " + ", ".join(refusing))
-    if state == "present" and ignore_hpa:
+    if not restoring and ignore_hpa:
         checks.append("libata.ignore_hpa=1 unlocks the HPA at every boot")
     if changed_since_boot:
         checks.append("a permanent change was already made to this drive since boot (%s); "
