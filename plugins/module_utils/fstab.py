@@ -390,6 +390,20 @@ def fstab_index(lines):
     return index
 
 
+def new_mount_refusal(target, source, device, fstab_entries, live):
+    """Why ``device`` (fstab ``source``, None when unknown) cannot be added at ``target``:
+    the fstab mounts something else there, or something is mounted there without an fstab
+    line. None when the target is free, or when the fstab already mounts ``source`` there."""
+    entry = fstab_entries.get(target)
+    if entry is not None:
+        if entry["source"] == source:
+            return None
+        return "%s: fstab line %d mounts %s there, not %s" % (target, entry["lineno"], entry["source"], device)
+    if target in live:
+        return "%s: %s is mounted there" % (target, live[target]["source"])
+    return None
+
+
 def plan_mount(target, entry, mount, options, absent_options, kernel_release, unit=None):
     """What to do for one mount point; raises OptionError for options the kernel refuses.
 

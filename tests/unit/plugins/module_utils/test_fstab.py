@@ -206,6 +206,17 @@ def test_mkfs_directory_block_size_of_64k_is_refused(mkfs_options, refused):
         assert "severe problems on systems under load" in reasons[0]
 
 
+def test_new_mount_is_refused_where_the_fstab_or_a_mount_puts_something_else(entries):
+    target = "/var/lib/ceph/osd/ceph-1"
+    source = entries[target]["source"]
+    assert fstab.new_mount_refusal(target, source, "/dev/sdc", entries, {}) is None
+    assert fstab.new_mount_refusal(target, None, "/dev/sdc", entries, {}) == (
+        "%s: fstab line 9 mounts %s there, not /dev/sdc" % (target, source))
+    live = {"/srv/x": {"source": "/dev/sdd"}}
+    assert fstab.new_mount_refusal("/srv/x", "UUID=1", "/dev/sdc", entries, live) == "/srv/x: /dev/sdd is mounted there"
+    assert fstab.new_mount_refusal("/srv/y", None, "/dev/sdc", entries, live) is None
+
+
 # --------------------------------------------------------------------------- live mounts
 
 @pytest.mark.parametrize("vfs,options,absent,satisfied", [
