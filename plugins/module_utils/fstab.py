@@ -304,35 +304,6 @@ def is_below(target, directory):
     return target == directory or target.startswith(directory.rstrip("/") + "/")
 
 
-def mkfs_refusals(mkfs_options):
-    """Reasons to refuse mkfs.xfs options: a 64 KiB directory block size (seed 000 and the
-    XFS FAQ: it can cause severe problems on systems under load)."""
-    refusals = []
-    args = list(mkfs_options)
-    for index, arg in enumerate(args):
-        value = None
-        if arg == "-n" and index + 1 < len(args):
-            value = args[index + 1]
-        elif arg.startswith("-n") and len(arg) > 2:
-            value = arg[2:]
-        if value is None:
-            continue
-        for sub in value.split(","):
-            key, size = sub.partition("=")[::2]
-            if key.strip() == "size" and _bytes(size) >= 64 * 1024:
-                refusals.append(
-                    "-n size=%s: a 64 KiB directory block size can cause severe problems on "
-                    "systems under load (XFS FAQ); keep the default" % size)
-    return refusals
-
-
-def _bytes(size):
-    match = re.match(r"^\s*(\d+)\s*([kmg]?)i?b?\s*$", size, re.I)
-    if not match:
-        return 0
-    return int(match.group(1)) * {"": 1, "k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[match.group(2).lower()]
-
-
 # --------------------------------------------------------------------------- planning
 
 SELECTORS = ("ceph", "local")
@@ -387,6 +358,20 @@ def fstab_index(lines):
             raise OptionError("%s is on fstab lines %s: which one applies is unclear, fix fstab first"
                               % (target, " and ".join(str(n) for n in numbers)))
     return index
+
+
+def new_mount_refusal(target, source, device, fstab_entries, live):
+    """Why ``device`` (fstab ``source``, None when unknown) cannot be added at ``target``:
+    the fstab mounts something else there, or something is mounted there without an fstab
+    line. None when the target is free, or when the fstab already mounts ``source`` there."""
+    entry = fstab_entries.get(target)
+    if entry is not None:
+        if entry["source"] == source:
+            return None
+        return "%s: fstab line %d mounts %s there, not %s" % (target, entry["lineno"], entry["source"], device)
+    if target in live:
+        return "%s: %s is mounted there" % (target, live[target]["source"])
+    return None
 
 
 def plan_mount(target, entry, mount, options, absent_options, kernel_release, unit=None):

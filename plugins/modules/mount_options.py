@@ -29,9 +29,9 @@ description:
     fstab stays as it was.
   - Mounts that are not in the fstab (mounted by hand, or defined by a systemd C(.mount)
     unit) are never changed and are reported in RV(unmanaged) with a warning.
-  - Can create an XFS filesystem with the options ceph-volume used for FileStore
-    (C(mkfs.xfs -f -i size=2048)) on a disk that is provably blank by the checks of
-    M(cephops.osd_tuning.disk_facts), add it to the fstab by UUID and mount it.
+  - Adds XFS filesystems made beforehand (by M(community.general.filesystem) behind
+    M(cephops.osd_tuning.mkfs_check), as the C(cephops.osd_tuning.mount_options) role does)
+    to the fstab by UUID and mounts them, with the same checks and backup.
   - Why not M(ansible.posix.mount)? It rewrites whole fstab lines from its parameters (so
     the caller has to restate source, type and every option), handles one mount per call,
     cannot validate the result before installing it, and remounts only by unmounting or
@@ -104,20 +104,22 @@ options:
         record. Requires O(record); O(mounts), O(options) and O(absent_options) are not used.
     type: bool
     default: false
-  new_filesystems:
+  new_mounts:
     description:
-      - XFS filesystems to create, add to the fstab (by UUID) and mount with O(options).
-      - Only a disk that M(cephops.osd_tuning.disk_facts) calls available is formatted; any
-        other is refused with the reasons. A disk whose filesystem is already in the fstab
-        at that mount point is left as it is, so a second run changes nothing.
-      - C(mkfs.xfs -f) discards the whole disk first, so nothing on it can be recovered.
+      - XFS filesystems to add to the fstab by UUID and mount with O(options). This module
+        does not make filesystems; a device without XFS is an error.
+      - A mount point the fstab already mounts the same UUID at is left as it is (its
+        options are managed like those of O(mounts)), so a second run changes nothing.
+        Another source in the fstab there, or another mount there, is an error.
+      - In check mode a device without a filesystem yet is planned with the UUID shown as
+        C((set-by-mkfs.xfs)), for a filesystem an earlier task of the play would make.
     type: list
     elements: dict
     default: []
     suboptions:
       device:
         description:
-          - The whole disk, as kernel name, C(/dev) path or C(/dev/disk/by-id) link.
+          - The device that holds the filesystem (a C(/dev) path or C(/dev/disk/by-id) link).
         type: str
         required: true
       mountpoint:
@@ -125,24 +127,6 @@ options:
           - Where to mount it; created when missing.
         type: path
         required: true
-      mkfs_options:
-        description:
-          - Options for C(mkfs.xfs), before the device. The default is what ceph-volume used
-            for FileStore. C(-n size=64k) is refused - it can cause severe problems on
-            systems under load (XFS FAQ).
-        type: list
-        elements: str
-        default: ["-f", "-i", "size=2048"]
-      overwrite_data:
-        description:
-          - The disk may hold data that no tool recognises; it is destroyed.
-          - Lifts only the reasons of the content checks of M(cephops.osd_tuning.disk_facts)
-            (its C(data_reasons) - data without a signature, partition entries without a table
-            signature, signatures away from the start of the disk). Signatures at the start,
-            partitions the kernel sees, mounts, holders, swap and the root disk always refuse.
-          - Set it for one entry, for a disk you know; a warning names what is destroyed.
-        type: bool
-        default: false
 notes:
   - Must run as root (C(become=true)).
   - A remount passes the mount's current per-mount flags back together with the change,
@@ -161,7 +145,7 @@ attributes:
     platforms: posix
 seealso:
   - module: ansible.posix.mount
-  - module: cephops.osd_tuning.disk_facts
+  - module: cephops.osd_tuning.mkfs_check
   - name: findmnt(8)
     description: C(--verify) checks an fstab without mounting anything.
     link: https://man7.org/linux/man-pages/man8/findmnt.8.html
@@ -180,20 +164,12 @@ EXAMPLES = r"""
     options: [noatime, logbsize=256k]
     absent_options: [nobarrier]
 
-- name: Create a FileStore-style XFS filesystem on a blank disk and mount it with noatime
+- name: Add an XFS filesystem made beforehand to the fstab by UUID and mount it with noatime
   cephops.osd_tuning.mount_options:
     mounts: []
-    new_filesystems:
+    new_mounts:
       - device: /dev/disk/by-id/wwn-0x5002538e40a1b2c3
         mountpoint: /var/lib/ceph/osd/ceph-7
-
-- name: Reuse a disk whose old, wiped content the inventory still sees
-  cephops.osd_tuning.mount_options:
-    mounts: []
-    new_filesystems:
-      - device: /dev/disk/by-id/wwn-0x5002538e40a1b2c4
-        mountpoint: /var/lib/ceph/osd/ceph-8
-        overwrite_data: true
 """
 
 RETURN = r"""
@@ -259,8 +235,9 @@ skipped:
   type: list
   elements: dict
   sample: [{mountpoint: /var/lib/ceph/osd/ceph-0, reason: tmpfs is not a disk filesystem}]
-created:
-  description: Filesystems created from O(new_filesystems).
+added:
+  description: The fstab lines added for O(new_mounts); C(uuid) is null in check mode for a
+    filesystem not made yet.
   returned: always
   type: list
   elements: dict
@@ -287,11 +264,11 @@ import os
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import fstab, mountinfo, records
 
 SYSTEMD_UNIT_DIRS = ("/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                      "/usr/lib/systemd/system", "/lib/systemd/system")
+# The UUID of a filesystem that check mode expects an earlier task to make.
 NEW_UUID = "(set-by-mkfs.xfs)"
 
 
@@ -320,48 +297,38 @@ class MountOptions:
             self.run(argv, check=False)
         self.done = []
 
-    # ----------------------------------------------------------------------- new filesystems
+    # ----------------------------------------------------------------------- new mounts
 
-    def plan_new_filesystems(self, entries, live):
+    def plan_new_mounts(self, entries, live):
+        """The new mounts the fstab does not have yet, each with the UUID of its filesystem
+        (None in check mode when it is still to be made)."""
         planned = []
-        for spec in self.params["new_filesystems"]:
+        for spec in self.params["new_mounts"]:
             target = fstab.normalize_path(spec["mountpoint"])
-            refusals = fstab.mkfs_refusals(spec["mkfs_options"])
-            if refusals:
-                raise Failure("%s: refused mkfs.xfs option %s" % (spec["device"], "; ".join(refusals)))
-            name = blockdev.resolve_disks([spec["device"]])[0]
+            tags = self.fs_tags(spec["device"])
+            refusal = fstab.new_mount_refusal(target, "UUID=%s" % tags["UUID"] if "UUID" in tags else None,
+                                              spec["device"], entries, live)
+            if refusal:
+                raise Failure(refusal)
             if target in entries:
-                uuid = self.fs_uuid("/dev/" + name)
-                if entries[target]["source"] != "UUID=" + uuid:
-                    raise Failure("%s: fstab line %d mounts %s there, not %s"
-                                  % (target, entries[target]["lineno"], entries[target]["source"], spec["device"]))
-                continue  # created on an earlier run: only its options are managed
-            if target in live:
-                raise Failure("%s: %s is mounted there" % (target, live[target]["source"]))
-            snapshot = blockdev.take_snapshot(self.run_unchecked, [name], include_loop=True, include_virtual=True)
-            disk = blockdev.build_disks(snapshot)[0]
-            refusing = blockdev.blocking_reasons(disk, spec["overwrite_data"])
-            if refusing:
-                raise Failure("%s: refused to create a filesystem, the disk is not blank: %s"
-                              % (spec["device"], ", ".join(refusing)))
-            if disk["data_reasons"]:
-                self.module.warn("%s: overwrite_data is set, mkfs.xfs destroys what the content checks found: %s"
-                                 % (spec["device"], ", ".join(disk["data_reasons"])))
-            planned.append(dict(spec, device="/dev/" + name, mountpoint=target))
+                continue  # added on an earlier run: only its options are managed
+            # In check mode the filesystem may be one that an earlier task would have made.
+            if tags.get("TYPE") != "xfs" and (tags or not self.module.check_mode):
+                raise Failure("%s: holds %s, not an XFS filesystem" % (spec["device"], tags.get("TYPE") or "no filesystem"))
+            planned.append(dict(spec, mountpoint=target, uuid=tags.get("UUID")))
         return planned
 
-    def run_unchecked(self, argv):
-        return self.run(argv, check=False)
-
-    def fs_uuid(self, device):
-        return self.run(["blkid", "--probe", "--match-tag", "UUID", "--output", "value", device], check=False)[1].strip()
+    def fs_tags(self, device):
+        """UUID, TYPE and the other tags blkid reads from the filesystem on ``device``."""
+        out = self.run(["blkid", "--probe", "--output", "export", device], check=False)[1]
+        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
     def new_line(self, spec, uuid, options):
         return "UUID=%s %s xfs %s 0 0" % (uuid, fstab.escape(spec["mountpoint"]), ",".join(options))
 
     # ----------------------------------------------------------------------- validation
 
-    def verify(self, old_text, new_text, done="nothing was changed"):
+    def verify(self, old_text, new_text, done):
         """Problems findmnt --verify finds in new_text that old_text did not have."""
         found = []
         for text in (old_text, new_text):
@@ -424,11 +391,11 @@ class MountOptions:
         with open("/proc/self/mountinfo") as handle:
             live = mountinfo.live_index(handle.read())
         entries = fstab.fstab_index(fstab.parse_fstab(old_text))
-        new_fs = self.plan_new_filesystems(entries, live)
-        # A filesystem created on an earlier run is managed like any other mount.
-        created_before = [fs["mountpoint"] for fs in params["new_filesystems"]
-                          if fstab.normalize_path(fs["mountpoint"]) in entries]
-        selectors = list(params["mounts"]) + created_before
+        new_fs = self.plan_new_mounts(entries, live)
+        # A mount added on an earlier run is managed like any other mount.
+        added_before = [fs["mountpoint"] for fs in params["new_mounts"]
+                        if fstab.normalize_path(fs["mountpoint"]) in entries]
+        selectors = list(params["mounts"]) + added_before
         if params["restore"]:
             # Only what the record kept, each mount with its own way back.
             selectors = [t for t in sorted(record["mounts"]) if t in entries]
@@ -458,25 +425,9 @@ class MountOptions:
 
         new_options = fstab.merge_options([], options) if new_fs else []
         replacements = dict((p["lineno"], p["after"]) for p in plans if p["after"] != p["before"])
-        edited_text = fstab.replace_lines(old_text, replacements)
-        planned_lines = [self.new_line(spec, NEW_UUID, new_options) for spec in new_fs]
-        result = dict(changed=False, mounts=[], unmanaged=unmanaged, skipped=skipped, created=[])
-
-        if not self.module.check_mode and (replacements or new_fs):
-            self.verify(old_text, edited_text)
-        created = []
-        if not self.module.check_mode:
-            for spec in new_fs:
-                self.run(["mkfs.xfs"] + spec["mkfs_options"] + [spec["device"]])
-                uuid = self.fs_uuid(spec["device"])
-                if not uuid:
-                    raise Failure("%s: no UUID found after mkfs.xfs" % spec["device"])
-                created.append(dict(spec, uuid=uuid, line=self.new_line(spec, uuid, new_options)))
-            result["changed"] = bool(created)
-        else:
-            created = [dict(spec, uuid=None, line=line) for spec, line in zip(new_fs, planned_lines)]
-        new_text = fstab.replace_lines(old_text, replacements, [c["line"] for c in created])
-        result["created"] = created
+        added = [dict(spec, line=self.new_line(spec, spec["uuid"] or NEW_UUID, new_options)) for spec in new_fs]
+        new_text = fstab.replace_lines(old_text, replacements, [a["line"] for a in added])
+        result = dict(changed=False, mounts=[], unmanaged=unmanaged, skipped=skipped, added=added)
         result["diff"] = {"before": old_text, "after": new_text,
                           "before_header": path, "after_header": path}
 
@@ -485,16 +436,16 @@ class MountOptions:
             plan["remounted"] = plan["remount_options"] is not None
             plan["pending"] = []
         result["mounts"] = plans
-        result["changed"] = bool(created or replacements or any(p["remounted"] for p in plans))
+        result["changed"] = bool(added or replacements or any(p["remounted"] for p in plans))
         if self.module.check_mode or not result["changed"]:
             if record is not None and params["restore"] and not self.module.check_mode:
                 self.keep_record(record, plans, entries)
             return result
 
         try:
-            tmp = self.stage(path, old_text, edited_text, new_text, created)
+            tmp = self.stage(path, old_text, new_text, added)
             try:
-                for spec in created:
+                for spec in added:
                     self.mount_new(spec, new_options)
                 for plan in plans:
                     if plan["remounted"]:
@@ -515,15 +466,15 @@ class MountOptions:
             raise
         return result
 
-    def stage(self, path, old_text, edited_text, new_text, created):
-        """The new fstab in a temporary file next to the old one, checked by findmnt."""
+    def stage(self, path, old_text, new_text, added):
+        """The new fstab in a temporary file next to the old one, checked by findmnt (which
+        needs the new mount points to exist)."""
         if new_text == old_text:
             return None
-        for spec in created:
+        for spec in added:
             if not os.path.isdir(spec["mountpoint"]):
                 os.makedirs(spec["mountpoint"])
-        if created:
-            self.verify(old_text, new_text, "the new filesystems exist but are not mounted")
+        self.verify(old_text, new_text, "only the new mount points were made" if added else "nothing was changed")
         handle, tmp = tempfile.mkstemp(prefix=".fstab.", dir=os.path.dirname(os.path.realpath(path)))
         with os.fdopen(handle, "w") as out:
             out.write(new_text)
@@ -576,23 +527,19 @@ def main():
             remount=dict(type="bool", default=True),
             record=dict(type="path"),
             restore=dict(type="bool", default=False),
-            new_filesystems=dict(type="list", elements="dict", default=[], options=dict(
+            new_mounts=dict(type="list", elements="dict", default=[], options=dict(
                 device=dict(type="str", required=True),
                 mountpoint=dict(type="path", required=True),
-                mkfs_options=dict(type="list", elements="str", default=["-f", "-i", "size=2048"]),
-                overwrite_data=dict(type="bool", default=False),
             )),
         ),
         required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
-    for tool in ("findmnt", "mount", "blkid", "wipefs"):
+    for tool in ("findmnt", "mount", "blkid"):
         module.get_bin_path(tool, required=True)
-    if module.params["new_filesystems"]:
-        module.get_bin_path("mkfs.xfs", required=True)
     try:
         result = MountOptions(module).execute()
-    except (Failure, fstab.OptionError, blockdev.DeviceError, records.RecordError) as exc:
+    except (Failure, fstab.OptionError, records.RecordError) as exc:
         module.fail_json(msg=str(exc))
     for plan in result["mounts"]:
         plan.pop("fs_options_added")

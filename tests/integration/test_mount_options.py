@@ -8,12 +8,14 @@ import json
 import os
 import re
 import stat
+import subprocess
+import tempfile
 
 import pytest
 
-from modulerun import ansible_module
+from modulerun import ansible_module, json_env
 from loopdisk import run
-from test_disk_facts import make_mbr_ext4_wiped
+from test_disk_facts import HIDDEN_DATA, make_data_mid_disk, make_mbr_ext4_wiped
 
 FSTAB_HEAD = "# static file system information\n#\n"
 
@@ -169,67 +171,143 @@ def test_noatime_removed_again_goes_back_to_relatime(host, two_osds):
 
 # --------------------------------------------------------------------------- new XFS filesystems
 
-def test_new_filesystem_on_a_blank_disk(host):
+def test_new_mount_of_an_xfs_disk_by_uuid_and_again(host):
     disk = host.loop_disks()
+    run(["mkfs.xfs", "-q", disk.path])
     target = str(host.tmp / "osd-new")
     old = host.write_fstab(FSTAB_HEAD)
-    spec = {"new_filesystems": [{"device": disk.path, "mountpoint": target}], "mounts": []}
+    spec = {"new_mounts": [{"device": disk.path, "mountpoint": target}], "mounts": []}
 
     result = host.module(**spec)
     assert not result.get("failed"), result.get("msg")
-    uuid = uuid_of(disk.path)
-    line = "UUID=%s %s xfs noatime 0 0\n" % (uuid, target)
-    assert host.fstab.read_text() == FSTAB_HEAD + line
+    line = "UUID=%s %s xfs noatime 0 0" % (uuid_of(disk.path), target)
+    assert [a["line"] for a in result["added"]] == [line]
+    assert host.fstab.read_text() == FSTAB_HEAD + line + "\n"
     assert open(result["backup_file"], "rb").read() == old
     assert mountinfo(host.ns)[target] == "rw,noatime"
-    info = run(host.ns + ["xfs_info", target]).stdout
-    assert re.search(r"isize=2048\b", info)
 
     again = host.module(**spec)
     assert again["changed"] is False, again
-    assert host.fstab.read_text() == FSTAB_HEAD + line
+    assert host.fstab.read_text() == FSTAB_HEAD + line + "\n"
 
 
-def test_new_filesystem_refused_on_a_disk_that_is_not_blank(host):
+@pytest.mark.parametrize("check", [False, True], ids=["run", "check_mode"])
+def test_new_mount_without_xfs_is_refused(host, check):
     disk = host.loop_disks()
-    run(["mkfs.xfs", "-q", disk.path])
-    before = disk.checksum()
+    run(["mkfs.ext4", "-q", disk.path])
     old = host.write_fstab(FSTAB_HEAD)
-
-    result = host.module(mounts=[], new_filesystems=[{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
+    result = host.module(check=check, mounts=[], new_mounts=[{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
     assert result["failed"] is True
-    assert result["msg"] == "%s: refused to create a filesystem, the disk is not blank: Has a FileSystem" % disk.path
-    assert disk.checksum() == before
+    assert result["msg"] == "%s: holds ext4, not an XFS filesystem" % disk.path
     assert host.fstab.read_bytes() == old
 
 
-def test_new_filesystem_refused_on_a_wiped_table_with_a_live_partition(host):
-    """wipefs -a removed the MBR's magic; mkfs.xfs -f would discard the ext4 behind it."""
+ROLE_PLAY = """- name: The mount_options role
+  hosts: localhost
+  gather_facts: false
+  roles:
+    - cephops.osd_tuning.mount_options
+"""
+
+
+class RoleRun:
+    """One ansible-playbook run of the role in the namespace: what failed, warned and changed."""
+
+    def __init__(self, report):
+        self.report = report
+        # Task names without the "role : " prefix.
+        results = [dict(item, task=task["task"]["name"].split(" : ")[-1])
+                   for play in report["plays"] for task in play["tasks"]
+                   for found in task["hosts"].values() for item in (found.get("results") or [found])]
+        self.failures = [r["msg"] for r in results if r.get("failed")]
+        self.warnings = [w for r in results for w in r.get("warnings", [])]
+        self.changed = [r["task"] for r in results if r.get("changed")]
+
+
+class Role:
+    """The role on loop disks with the fstab copy of a Host; mounts happen in its namespace."""
+
+    def __init__(self, host):
+        self.host = host
+        self.playbook = host.tmp / "play.yml"
+        self.playbook.write_text(ROLE_PLAY)
+
+    def play(self, filesystems, check=False):
+        extra_vars = dict(mount_options_new_filesystems=filesystems, mount_options_mounts=[],
+                          mount_options_fstab=str(self.host.fstab), mount_options_record_dir=str(self.host.tmp))
+        argv = self.host.ns + ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
+                               "--extra-vars", json.dumps(extra_vars), str(self.playbook)]
+        proc = subprocess.run(argv + (["--check"] if check else []), capture_output=True, text=True,
+                              env=json_env(), cwd=tempfile.gettempdir(), check=False)
+        try:
+            return RoleRun(json.loads(proc.stdout))
+        except ValueError:
+            raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
+
+
+@pytest.fixture
+def role(host):
+    return Role(host)
+
+
+def test_role_makes_xfs_on_a_blank_disk_adds_it_by_uuid_mounts_it_and_leaves_it_alone_after(role, host):
     disk = host.loop_disks()
-    make_mbr_ext4_wiped(disk)
+    blank = disk.checksum()
+    target = str(host.tmp / "osd-new")
+    old = host.write_fstab(FSTAB_HEAD)
+    wanted = [{"device": disk.path, "mountpoint": target}]
+
+    checked = role.play(wanted, check=True)
+    assert checked.failures == []
+    assert "Make the new XFS filesystems" in checked.changed
+    assert disk.checksum() == blank and host.fstab.read_bytes() == old
+    assert target not in mountinfo(host.ns)
+
+    made = role.play(wanted)
+    assert made.failures == []
+    line = "UUID=%s %s xfs noatime 0 0\n" % (uuid_of(disk.path), target)
+    assert host.fstab.read_text() == FSTAB_HEAD + line
+    assert mountinfo(host.ns)[target] == "rw,noatime"
+    assert re.search(r"isize=2048\b", run(host.ns + ["xfs_info", target]).stdout)
+
+    again = role.play(wanted)
+    assert (again.failures, again.changed) == ([], [])
+    assert host.fstab.read_text() == FSTAB_HEAD + line
+
+
+def test_role_refuses_data_without_a_signature_naming_the_check(role, host):
+    disk = host.loop_disks()
+    make_data_mid_disk(disk)
     before = disk.checksum()
     old = host.write_fstab(FSTAB_HEAD)
+    refused = role.play([{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
+    assert refused.failures == ["%s: refused to create a filesystem, the disk is not blank: %s"
+                                % (disk.path, dict((k, r) for k, _p, r in HIDDEN_DATA)["data_mid_disk"][0])]
+    assert disk.checksum() == before and host.fstab.read_bytes() == old
 
-    result = host.module(mounts=[], new_filesystems=[{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
+
+def test_role_refuses_64k_directory_blocks(role, host):
+    disk = host.loop_disks()
+    blank = disk.checksum()
+    old = host.write_fstab(FSTAB_HEAD)
+    refused = role.play([{"device": disk.path, "mountpoint": str(host.tmp / "x"),
+                          "mkfs_options": ["-f", "-n", "size=64k"]}])
+    assert len(refused.failures) == 1
+    assert refused.failures[0].startswith("%s: refused mkfs.xfs option -n size=64k: a 64 KiB directory block size "
+                                          "can cause severe problems on systems under load" % disk.path)
+    assert disk.checksum() == blank and host.fstab.read_bytes() == old
+
+
+def test_new_filesystem_refused_on_a_wiped_table_with_a_live_partition(loop_disks):
+    """wipefs -a removed the MBR's magic; mkfs.xfs -f would discard the ext4 behind it."""
+    disk = loop_disks()
+    make_mbr_ext4_wiped(disk)
+    before = disk.checksum()
+    result = ansible_module("mkfs_check", dict(fstab=os.devnull, filesystems=[dict(device=disk.path, mountpoint="/mnt/x")]))
     assert result["failed"] is True
     assert result["msg"] == ("%s: refused to create a filesystem, the disk is not blank: Has partition entries "
                              "without a table signature (MBR), Has a FileSystem at offset 1048576 (ext4)" % disk.path)
     assert disk.checksum() == before
-    assert host.fstab.read_bytes() == old
-
-
-def test_new_filesystem_refused_with_64k_directory_blocks(host):
-    disk = host.loop_disks()
-    before = disk.checksum()
-    old = host.write_fstab(FSTAB_HEAD)
-
-    result = host.module(mounts=[], new_filesystems=[{
-        "device": disk.path, "mountpoint": str(host.tmp / "x"), "mkfs_options": ["-f", "-n", "size=64k"]}])
-    assert result["failed"] is True
-    assert "-n size=64k: a 64 KiB directory block size can cause severe problems on systems under load" \
-        in result["msg"]
-    assert disk.checksum() == before
-    assert host.fstab.read_bytes() == old
 
 
 def test_record_and_restore_bring_back_the_original_options(host, two_osds, tmp_path):

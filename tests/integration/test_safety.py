@@ -23,7 +23,7 @@ from loopdisk import attach, detach, run
 from modulerun import ansible_module
 from test_disk_facts import HIDDEN_DATA, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs
 from test_disk_gate import Gate
-from test_mount_options import Host, mountinfo, uuid_of
+from test_mount_options import Host, Role as MountRole, mountinfo, uuid_of
 from test_overprovision import Role
 from test_sync_write_probe import REGION, by_device, fio_known_options, probe
 
@@ -139,8 +139,8 @@ CASES = [
      "not an NVMe namespace (transport loop); refused, nvme was not run"),
     ("by-id link to a partition", "sync_write_probe", lambda z: dict(devices=[str(z.partition_link)], runtime=1, **EASY),
      refusal, "is a partition"),
-    ("by-id link to a partition", "mount_options", lambda z: dict(
-        mounts=[], fstab=os.devnull, new_filesystems=[dict(device=str(z.partition_link), mountpoint="/mnt/x")]),
+    ("by-id link to a partition", "mkfs_check", lambda z: dict(
+        fstab=os.devnull, filesystems=[dict(device=str(z.partition_link), mountpoint="/mnt/x")]),
      failure, "is a partition"),
     ("shell metacharacters", "disk_facts", lambda z: dict(devices=[SHELL]), failure, "no such device"),
     ("shell metacharacters", "sync_write_probe", lambda z: dict(devices=[SHELL], runtime=1, **EASY),
@@ -170,9 +170,9 @@ CASES = [
     ("fio option abbreviation", "sync_write_probe", lambda z: dict(
         devices=[z.blank.path], runtime=1, fio_options={"fileoff": 0}, **EASY),
      failure, "fileoff: fio has no option or alias of exactly this name (abbreviations are refused"),
-    ("mkfs -n size=64k", "mount_options", lambda z: dict(
-        mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.blank.path, mountpoint="/mnt/x",
-                                                           mkfs_options=["-f", "-n", "size=64k"])]),
+    ("mkfs -n size=64k", "mkfs_check", lambda z: dict(
+        fstab=os.devnull, filesystems=[dict(device=z.blank.path, mountpoint="/mnt/x",
+                                            mkfs_options=["-f", "-n", "size=64k"])]),
      failure, "refused mkfs.xfs option"),
 ]
 for _kind, _prepare, _reasons in NON_BLANK + HIDDEN_KINDS:
@@ -181,8 +181,8 @@ for _kind, _prepare, _reasons in NON_BLANK + HIDDEN_KINDS:
          refusal, _reasons[0]),
         (_kind, "ata_hpa", lambda z, k=_kind: dict(disks=[dict(device=z.kinds[k][0].path, reserve_percent=10)], erase=True),
          failure, _reasons[0]),
-        (_kind, "mount_options", lambda z, k=_kind: dict(
-            mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds[k][0].path, mountpoint="/mnt/x")]),
+        (_kind, "mkfs_check", lambda z, k=_kind: dict(
+            fstab=os.devnull, filesystems=[dict(device=z.kinds[k][0].path, mountpoint="/mnt/x")]),
          failure, _reasons[0]),
         (_kind, "overprovision_partition", lambda z, k=_kind: overprovision(z.kinds[k][0].path), failure,
          "refused, the disk is not blank: " + _reasons[0]),
@@ -190,9 +190,9 @@ for _kind, _prepare, _reasons in NON_BLANK + HIDDEN_KINDS:
 
 # overwrite_data lifts the content checks' reasons alone; a signature still refuses.
 CASES += [
-    ("overwrite_data on a filesystem", "mount_options", lambda z: dict(
-        mounts=[], fstab=os.devnull, new_filesystems=[dict(device=z.kinds["xfs_no_partition_table"][0].path,
-                                                           mountpoint="/mnt/x", overwrite_data=True)]),
+    ("overwrite_data on a filesystem", "mkfs_check", lambda z: dict(
+        fstab=os.devnull, filesystems=[dict(device=z.kinds["xfs_no_partition_table"][0].path,
+                                            mountpoint="/mnt/x", overwrite_data=True)]),
      failure, "not blank: Has a FileSystem"),
     ("overwrite_data on a GPT", "overprovision_partition", lambda z: overprovision(
         z.kinds["gpt_with_partitions"][0].path, disks=[dict(device=z.kinds["gpt_with_partitions"][0].path,
@@ -236,11 +236,11 @@ def test_overwrite_data_lets_mkfs_destroy_data_without_a_signature(loop_disks, m
     make_data_mid_disk(disk)
     before = disk.checksum()
     target = str(tmp_path / "osd-reused")
-    result = host.module(mounts=[], new_filesystems=[dict(device=disk.path, mountpoint=target, overwrite_data=True)])
-    assert not result.get("failed"), result.get("msg")
-    assert [c["device"] for c in result["created"]] == [disk.path]
+    made = MountRole(host).play([dict(device=disk.path, mountpoint=target, overwrite_data=True)])
+    assert made.failures == []
+    assert "Make the new XFS filesystems" in made.changed
     assert any("overwrite_data is set, mkfs.xfs destroys what the content checks found: Has data without a "
-               "signature" in w for w in result["warnings"])
+               "signature" in w for w in made.warnings)
     assert disk.checksum() != before
     assert mountinfo(mount_ns)[target] == "rw,noatime"
 
@@ -338,8 +338,7 @@ ROOT_DISK_CASES = [
     ("ata_hpa", lambda root: dict(disks=[dict(device=root, reserve_percent=10)], erase=True), failure),
     ("overprovision_partition", overprovision, failure),
     ("nvme_namespace", overprovision, failure),
-    ("mount_options", lambda root: dict(mounts=[], fstab=os.devnull,
-                                        new_filesystems=[dict(device=root, mountpoint="/mnt/x")]), failure),
+    ("mkfs_check", lambda root: dict(fstab=os.devnull, filesystems=[dict(device=root, mountpoint="/mnt/x")]), failure),
 ]
 
 

@@ -191,19 +191,15 @@ def test_plan_warns_about_a_stale_nobarrier_already_in_fstab(entries):
     assert plan["after"].endswith("xfs nobarrier,noatime 0 0")
 
 
-@pytest.mark.parametrize("mkfs_options,refused", [
-    (["-f", "-i", "size=2048"], False),
-    (["-f", "-n", "size=64K"], True),
-    (["-f", "-n", "size=65536"], True),
-    (["-f", "-nsize=64k"], True),
-    (["-f", "-n", "ftype=1,size=64k"], True),
-    (["-f", "-n", "size=8k"], False),
-])
-def test_mkfs_directory_block_size_of_64k_is_refused(mkfs_options, refused):
-    reasons = fstab.mkfs_refusals(mkfs_options)
-    assert bool(reasons) is refused
-    if refused:
-        assert "severe problems on systems under load" in reasons[0]
+def test_new_mount_is_refused_where_the_fstab_or_a_mount_puts_something_else(entries):
+    target = "/var/lib/ceph/osd/ceph-1"
+    source = entries[target]["source"]
+    assert fstab.new_mount_refusal(target, source, "/dev/sdc", entries, {}) is None
+    assert fstab.new_mount_refusal(target, None, "/dev/sdc", entries, {}) == (
+        "%s: fstab line 9 mounts %s there, not /dev/sdc" % (target, source))
+    live = {"/srv/x": {"source": "/dev/sdd"}}
+    assert fstab.new_mount_refusal("/srv/x", "UUID=1", "/dev/sdc", entries, live) == "/srv/x: /dev/sdd is mounted there"
+    assert fstab.new_mount_refusal("/srv/y", None, "/dev/sdc", entries, live) is None
 
 
 # --------------------------------------------------------------------------- live mounts

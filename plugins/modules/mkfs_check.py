@@ -1,0 +1,215 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: mkfs_check
+short_description: Check that disks may get a new XFS filesystem, right before it is made
+version_added: 0.1.0
+description:
+  - Checks every requested filesystem of a host in one call and fails, naming the check that
+    refused, unless each may be made; it changes nothing. The filesystems are then made by
+    M(community.general.filesystem), one call per disk (that module takes one device), as
+    the C(cephops.osd_tuning.mount_options) role does.
+  - A disk is formatted only when the checks of M(cephops.osd_tuning.disk_facts) call it
+    available (the error says C(the disk is not blank) with its reject reasons).
+    M(community.general.filesystem) alone formats a disk in which blkid finds no filesystem,
+    such as a partition table whose signature was wiped or data without a signature.
+  - O(filesystems[].overwrite_data) lifts the content checks' reasons for that disk alone,
+    with a warning naming what is destroyed.
+  - Refuses mkfs.xfs options that are known to hurt (C(refused mkfs.xfs option)).
+  - A disk whose XFS filesystem the fstab already mounts at the requested mount point by
+    UUID was made on an earlier run and is left alone (RV(filesystems[].create) is false), so
+    a second run changes nothing. Another source in the fstab at that mount point, or
+    another mount there, refuses.
+  - Why a module and not M(cephops.osd_tuning.disk_facts) with a filter? The earlier run's
+    filesystem is recognised through the fstab, which disk_facts does not read, and the
+    warning about what O(filesystems[].overwrite_data) destroys needs the host's answer.
+author:
+  - cephops maintainers (@cephops)
+extends_documentation_fragment:
+  - ansible.builtin.action_common_attributes
+options:
+  filesystems:
+    description:
+      - The XFS filesystems to make.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      device:
+        description:
+          - The whole disk, as kernel name, C(/dev) path or C(/dev/disk/by-id) link.
+        type: str
+        required: true
+      mountpoint:
+        description:
+          - Where the filesystem is to be mounted.
+        type: path
+        required: true
+      mkfs_options:
+        description:
+          - Options for C(mkfs.xfs), before the device. The default is what ceph-volume used
+            for FileStore. C(-n size=64k) is refused, as it can cause severe problems on
+            systems under load (XFS FAQ), and so is an option holding a blank.
+        type: list
+        elements: str
+        default: ["-f", "-i", "size=2048"]
+      overwrite_data:
+        description:
+          - The disk may hold data that no tool recognises; it is destroyed.
+          - Lifts only the reasons of the content checks of M(cephops.osd_tuning.disk_facts)
+            (its C(data_reasons)). Signatures at the start, partitions the kernel sees,
+            mounts, holders, swap and the root disk always refuse.
+        type: bool
+        default: false
+  fstab:
+    description:
+      - The fstab that records the filesystems made on earlier runs.
+    type: path
+    default: /etc/fstab
+notes:
+  - Must run as root (C(become=true)) to read signatures and disk content.
+attributes:
+  check_mode:
+    support: full
+    details: Changes nothing in either mode.
+  diff_mode:
+    support: none
+  platform:
+    platforms: posix
+seealso:
+  - module: community.general.filesystem
+  - module: cephops.osd_tuning.disk_facts
+  - module: cephops.osd_tuning.mount_options
+"""
+
+EXAMPLES = r"""
+- name: Check the disks for new filesystems
+  cephops.osd_tuning.mkfs_check:
+    filesystems:
+      - device: /dev/disk/by-id/wwn-0x5002538e40a1b2c3
+        mountpoint: /var/lib/ceph/osd/ceph-7
+  register: mkfs
+
+- name: Make the XFS filesystems, one disk at a time
+  community.general.filesystem:
+    dev: "{{ item.path }}"
+    fstype: xfs
+    opts: "{{ item.opts }}"
+  loop: "{{ mkfs.filesystems | selectattr('create') }}"
+
+- name: Add them to the fstab by UUID and mount them with noatime
+  cephops.osd_tuning.mount_options:
+    mounts: []
+    new_mounts: "{{ mkfs.mounts }}"
+"""
+
+RETURN = r"""
+filesystems:
+  description: One entry per requested filesystem, in order.
+  returned: success
+  type: list
+  elements: dict
+  contains:
+    device:
+      description: The disk as given.
+      type: str
+      sample: /dev/disk/by-id/wwn-0x5002538e40a1b2c3
+    path:
+      description: Its device node.
+      type: str
+      sample: /dev/sdc
+    mountpoint:
+      description: The mount point, normalised.
+      type: str
+      sample: /var/lib/ceph/osd/ceph-7
+    opts:
+      description: The mkfs.xfs options as one string, for the C(opts) of M(community.general.filesystem).
+      type: str
+      sample: -f -i size=2048
+    create:
+      description: The filesystem is to be made; false when an earlier run made it.
+      type: bool
+mounts:
+  description: The same filesystems as C(device) (the device node) and C(mountpoint), for
+    the O(cephops.osd_tuning.mount_options#module:new_mounts) of M(cephops.osd_tuning.mount_options).
+  returned: success
+  type: list
+  elements: dict
+  sample: [{device: /dev/sdc, mountpoint: /var/lib/ceph/osd/ceph-7}]
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fstab, mountinfo
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import mkfs_check
+
+
+def check(module):
+    specs = module.params["filesystems"]
+    names = []
+    for spec in specs:
+        name = blockdev.resolve_disks([spec["device"]])[0]
+        if name in names:
+            raise blockdev.DeviceError("%s: the disk of an earlier entry" % spec["device"])
+        names.append(name)
+    try:
+        with open(module.params["fstab"]) as handle:
+            entries = fstab.fstab_index(fstab.parse_fstab(handle.read()))
+    except (IOError, OSError) as exc:
+        module.fail_json(msg="cannot read %s: %s" % (module.params["fstab"], exc))
+    with open("/proc/self/mountinfo") as handle:
+        live = mountinfo.live_index(handle.read())
+    snapshot = blockdev.take_snapshot(module.run_command, names, include_loop=True, include_virtual=True)
+    disks = dict((disk["name"], disk) for disk in blockdev.build_disks(snapshot))
+    found, refusals, warnings = [], [], []
+    for spec, name in zip(specs, names):
+        disk = disks[name]
+        plan = mkfs_check.plan(spec, disk, entries, live)
+        if plan["refusal"]:
+            refusals.append(plan["refusal"])
+        elif plan["create"] and disk["data_reasons"]:
+            warnings.append("%s: overwrite_data is set, mkfs.xfs destroys what the content checks found: %s"
+                            % (spec["device"], ", ".join(disk["data_reasons"])))
+        found.append(dict(device=spec["device"], path=disk["path"], mountpoint=fstab.normalize_path(spec["mountpoint"]),
+                          opts=" ".join(spec["mkfs_options"]), create=plan["create"]))
+    if refusals:
+        module.fail_json(msg="; ".join(refusals))
+    # Only once nothing refuses: a refused run destroys nothing.
+    for warning in warnings:
+        module.warn(warning)
+    return found
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            filesystems=dict(type="list", elements="dict", required=True, options=dict(
+                device=dict(type="str", required=True),
+                mountpoint=dict(type="path", required=True),
+                mkfs_options=dict(type="list", elements="str", default=["-f", "-i", "size=2048"]),
+                overwrite_data=dict(type="bool", default=False),
+            )),
+            fstab=dict(type="path", default="/etc/fstab"),
+        ),
+        supports_check_mode=True,
+    )
+    module.run_command_environ_update = {"LC_ALL": "C"}
+    for tool in ("wipefs", "blkid"):
+        module.get_bin_path(tool, required=True)
+    try:
+        found = check(module)
+    except (blockdev.DeviceError, fstab.OptionError) as exc:
+        module.fail_json(msg=str(exc))
+    module.exit_json(changed=False, filesystems=found,
+                     mounts=[dict(device=f["path"], mountpoint=f["mountpoint"]) for f in found])
+
+
+if __name__ == "__main__":
+    main()
