@@ -306,7 +306,7 @@ def is_below(target, directory):
 
 
 def mkfs_refusals(mkfs_options):
-    """Reasons to refuse mkfs.xfs options: a 64 KiB directory block size (seed 000 and the
+    """Reasons to refuse mkfs.xfs options: a 64 KiB directory block size (the SSD optimisation article and the
     XFS FAQ: it can cause severe problems on systems under load)."""
     refusals = []
     args = list(mkfs_options)

@@ -2,7 +2,7 @@
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The seq_read_probe module's measurement: sequential reads of disks at several max_sectors_kb
-values (seed 002), read-only, and the fastest value per model."""
+values (the max_sectors_kb article), read-only, and the fastest value per model."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -16,7 +16,7 @@ description:
   - Reads each disk sequentially with fio (direct I/O, one request of O(block_size) at a time)
     at every value of O(max_sectors_kb), all disks side by side in one fio run per value, and
     reports the throughput per disk and, per model, the median and the fastest value.
-  - Seed 002 found that 64 KiB raised sequential reads by 23% on one SSD model and lowered them
+  - The max_sectors_kb article found that 64 KiB raised sequential reads by 23% on one SSD model and lowered them
     on another; this measures it per model instead of guessing.
   - Read-only. fio runs with C(--readonly), which makes it refuse any write, so disks that
     hold data can be measured too. max_sectors_kb is changed for the time of the

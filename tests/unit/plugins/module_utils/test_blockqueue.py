@@ -12,7 +12,7 @@ def queue(fixture_text):
     return lambda name: json.loads(fixture_text("queue/%s.json" % name))
 
 
-# Seed 000 shows this scheduler file of a pre-5.0 single-queue kernel.
+# The SSD optimisation article shows this scheduler file of a pre-5.0 single-queue kernel.
 LEGACY = {"scheduler": "noop deadline [cfq]", "max_sectors_kb": "512", "max_hw_sectors_kb": "32767",
           "iosched": {"slice_idle": "8", "quantum": "8"}}
 
