@@ -119,7 +119,7 @@ commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, blockqueue, interrupts
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, block_queue as queue_utils, interrupts
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
 
 
@@ -156,7 +156,7 @@ def main():
         disks = blockdev.build_disks(blockdev.take_snapshot(run, names, include_loop=True))
     except blockdev.DeviceError as exc:
         module.fail_json(msg=str(exc))
-    page_kb = blockqueue.page_size_kb()
+    page_kb = queue_utils.page_size_kb()
     plans = dict((d["name"], read_utils.candidate_values(
         module.params["max_sectors_kb"], d["max_sectors_kb"], d["max_hw_sectors_kb"], page_kb)) for d in disks)
     rounds = max(len(values) for values in plans.values()) if plans else 0

@@ -135,7 +135,7 @@ import os
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev_queue_rules as rules_utils
 
 HEADER = "Managed by %s. Local changes are overwritten."
 UDEV_CONTROL = "/run/udev/control"
@@ -214,10 +214,10 @@ def main():
     path, params = module.params["path"], module.params
     present = params["state"] == "present"
     if present:
-        errors = udev.check(params["rules"])
+        errors = rules_utils.check(params["rules"])
         if errors:
             module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)
-        content = udev.render(params["rules"], HEADER % params["owner"])
+        content = rules_utils.render(params["rules"], HEADER % params["owner"])
     else:
         content = ""
     current = _read(path)
