@@ -81,8 +81,8 @@ def loop_disks(count, size_gib=8, allocated=False):
         shutil.rmtree(work)
 
 
-def seed_fio(path, runtime, on=None):
-    """Seed 001's probe exactly as its article runs it by hand (on the host, or on a lab VM);
+def article_fio(path, runtime, on=None):
+    """The SSD selection article's probe exactly as its article runs it by hand (on the host, or on a lab VM);
     its write IOPS."""
     argv = ["fio", "--ioengine=libaio", "--name=test", "--filename=" + path, "--fsync=1", "--direct=1",
             "--bs=4k", "--iodepth=1", "--rw=randwrite", "--runtime=%d" % runtime, "--output-format=json"]

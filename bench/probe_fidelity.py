@@ -1,12 +1,12 @@
-"""Probe fidelity: the module's IOPS against seed 001's fio command run by hand, same disk.
+"""Probe fidelity: the module's IOPS against the SSD selection article's fio command run by hand, same disk.
 
-For each repeat, on each disk, runs the seed's command (fio --ioengine=libaio --fsync=1
+For each repeat, on each disk, runs the article's command (fio --ioengine=libaio --fsync=1
 --direct=1 --bs=4k --iodepth=1 --rw=randwrite) and the sync_write_probe module with the
 same runtime, alternating which goes first, and prints the medians and their ratio.
-Target: module / seed between 0.95 and 1.05.
+Target: module / by hand between 0.95 and 1.05.
 
 Loop disks get fully written backing files (a real disk has no blocks left to allocate; a
-sparse file would charge the seed's whole-disk writes for allocation the module's fixed
+sparse file would charge the article's whole-disk writes for allocation the module's fixed
 region no longer pays). --lab runs the same on a lab VM's blank disks, over SSH by hand.
 
 usage: bench/run.sh probe_fidelity [--disks 1] [--repeats 3] [--runtime 15] [--lab]
@@ -47,10 +47,10 @@ def main():
     rows = []
     with targets(args) as disks:
         for label, path, where, module in disks:
-            seed, probe = [], []
+            by_hand, probe = [], []
             for repeat in range(args.repeats):
                 def by_hand():
-                    seed.append(benchlib.seed_fio(path, args.runtime, on=where))
+                    by_hand.append(benchlib.article_fio(path, args.runtime, on=where))
 
                 def by_module():
                     found = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **EASY))["results"][0]
@@ -60,11 +60,11 @@ def main():
 
                 for step in ((by_hand, by_module) if repeat % 2 == 0 else (by_module, by_hand)):
                     step()
-            ratio = benchlib.median(probe) / benchlib.median(seed)
-            rows.append((label, "%.0f" % benchlib.median(seed), "%.0f" % benchlib.median(probe),
+            ratio = benchlib.median(probe) / benchlib.median(by_hand)
+            rows.append((label, "%.0f" % benchlib.median(by_hand), "%.0f" % benchlib.median(probe),
                          "%.3f" % ratio, "yes" if 0.95 <= ratio <= 1.05 else "**no**"))
-    benchlib.table("Probe fidelity: module vs seed 001 fio by hand, %d s, median of %d" % (args.runtime, args.repeats),
-                   ("disk", "seed fio IOPS", "module IOPS", "module / seed", "within 0.95-1.05"), rows)
+    benchlib.table("Probe fidelity: module vs the SSD selection article's fio command by hand, %d s, median of %d" % (args.runtime, args.repeats),
+                   ("disk", "hand-run fio IOPS", "module IOPS", "module / by hand", "within 0.95-1.05"), rows)
 
 
 if __name__ == "__main__":

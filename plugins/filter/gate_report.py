@@ -17,7 +17,7 @@ description:
     listed as not passed.
   - V(json) is the whole document; V(junit) has one test suite per host and one test case per
     disk, blocked disks failing; V(markdown) one table; V(html) a page with an inline SVG chart
-    per host (sync IOPS against the thresholds and reference drives from the seed articles);
+    per host (sync IOPS against the thresholds and reference drives from the published articles behind the defaults);
     V(cephadm_spec) one OSD service spec per host with approved disks (C(data_devices),
     C(db_devices), C(wal_devices) paths); V(table) the plain-text tables.
   - Everything taken from hardware (models, serials, device names) is escaped for the format.

@@ -15,12 +15,12 @@ import json
 import os
 import re
 
-# Seed 001 (and Ceph's own docs): 4 KiB random writes at queue depth 1, fsync after each.
+# The SSD selection article (and Ceph's own docs): 4 KiB random writes at queue depth 1, fsync after each.
 RANDWRITE_JOB = (
     ("ioengine", "libaio"), ("direct", "1"), ("fsync", "1"),
     ("bs", "4k"), ("iodepth", "1"), ("rw", "randwrite"),
 )
-# Seed 003: the journal test, sequential O_DSYNC writes (the cost shows in clat, no sync section).
+# The journal test article: sequential O_DSYNC writes (the cost shows in clat, no sync section).
 JOURNAL_JOB = (
     ("ioengine", "libaio"), ("direct", "1"), ("sync", "1"),
     ("bs", "4k"), ("iodepth", "1"), ("rw", "write"),
@@ -79,7 +79,7 @@ def job_sections(targets):
 
 
 def dd_command(path, region, block_size=4096):
-    """Seed 003's fallback: O_DIRECT|O_DSYNC sequential writes through the region."""
+    """The journal test article's fallback: O_DIRECT|O_DSYNC sequential writes through the region."""
     offset, length = region
     return ["dd", "if=/dev/urandom", "of=" + path, "bs=%d" % block_size,
             "seek=%d" % (offset // block_size), "count=%d" % (length // block_size),

@@ -14,7 +14,7 @@ __metaclass__ = type
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job
 
-# Defaults for flash OSDs, derived from the seed figures in docs/gate_thresholds.md.
+# Defaults for flash OSDs, derived from the articles' figures in docs/gate_thresholds.md.
 DEFAULT_THRESHOLDS = {
     "min_iops": 5000,
     "marginal_min_iops": 1000,
@@ -137,7 +137,7 @@ def saturated_at(steps, min_gain):
 
 def plp_hint(synced_iops, unsynced_iops, ratio_threshold=0.5):
     """Drives with power-loss protection acknowledge a flush from protected cache, so they
-    lose little under fsync; drives without one drop to a fraction (seed 001, Vitastor)."""
+    lose little under fsync; drives without one drop to a fraction (the SSD selection article, Vitastor)."""
     if not unsynced_iops:
         return None
     ratio = round(synced_iops / unsynced_iops, 3)

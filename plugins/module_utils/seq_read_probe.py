@@ -2,7 +2,7 @@
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The seq_read_probe module's measurement: sequential reads of disks at several max_sectors_kb
-values (seed 002), read-only, and the fastest value per model."""
+values (the max_sectors_kb article), read-only, and the fastest value per model."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockqueue, fio_job, processes
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import block_queue as queue_utils, fio_job, processes
 
 MIB = 1024 ** 2
 UNKNOWN_MODEL = "(unknown)"
@@ -58,7 +58,7 @@ def measure_round(argv, disks, plans, index, timeout):
     read again at its last one, alongside the others, and gets no row."""
     for disk in disks:
         values = plans[disk["name"]]
-        blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(values[min(index, len(values) - 1)]))
+        queue_utils.write_attribute(disk["name"], "max_sectors_kb", str(values[min(index, len(values) - 1)]))
     (rc, out, err, timed_out), = processes.run_processes([argv], timeout=timeout)
     try:
         speeds = read_throughput(fio_job.parse_fio_json(out))
@@ -79,7 +79,7 @@ def set_back(disks):
     errors = []
     for disk in disks:
         try:
-            blockqueue.write_attribute(disk["name"], "max_sectors_kb", str(disk["max_sectors_kb"]))
+            queue_utils.write_attribute(disk["name"], "max_sectors_kb", str(disk["max_sectors_kb"]))
         except (IOError, OSError) as exc:
             errors.append("%s: %s" % (disk["name"], exc))
     return errors

@@ -288,7 +288,7 @@ class Prober:
         return final
 
     def journal_ramp(self, disks, first):
-        """Seed 003's ramp: numjobs 1, 2, 4, ... per disk until the gain falls under min_gain."""
+        """The journal test article's ramp: numjobs 1, 2, 4, ... per disk until the gain falls under min_gain."""
         steps = dict((d["name"], [_step(1, first[d["name"]])]) for d in disks)
         errors = {}
         ramping = list(disks)

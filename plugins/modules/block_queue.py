@@ -156,7 +156,7 @@ not_applied:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, blockqueue, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, block_queue as queue_utils, records
 
 
 def _groups(params):
@@ -191,13 +191,13 @@ def main():
     )
     record_path = module.params["record"]
     try:
-        record = records.load(record_path, blockqueue.RECORD_SECTIONS) if record_path else None
+        record = records.load(record_path, queue_utils.RECORD_SECTIONS) if record_path else None
     except records.RecordError as exc:
         module.fail_json(msg=str(exc))
 
     wanted, keys, missing = {}, {}, []
     if module.params["restore"]:
-        present = dict((blockdev.identity_key(name), name) for name in sorted(os.listdir(blockqueue.SYS_BLOCK)))
+        present = dict((blockdev.identity_key(name), name) for name in sorted(os.listdir(queue_utils.SYS_BLOCK)))
         for key, entry in sorted(record["disks"].items()):
             if key in present:
                 wanted[present[key]] = entry["attributes"]
@@ -212,11 +212,11 @@ def main():
         except blockdev.DeviceError as exc:
             module.fail_json(msg=str(exc))
 
-    page_kb = blockqueue.page_size_kb()
+    page_kb = queue_utils.page_size_kb()
     plans, errors = {}, []
     for name in sorted(wanted):
-        changes, warnings, disk_errors = blockqueue.plan_disk(
-            name, blockqueue.read_queue(name), wanted[name], module.params["clamp"], page_kb)
+        changes, warnings, disk_errors = queue_utils.plan_disk(
+            name, queue_utils.read_queue(name), wanted[name], module.params["clamp"], page_kb)
         plans[name] = changes
         errors.extend(disk_errors)
         for warning in warnings:
@@ -233,7 +233,7 @@ def main():
         try:
             for index, (name, attr, before, after) in enumerate(pending):
                 try:
-                    blockqueue.write_attribute(name, attr, after)
+                    queue_utils.write_attribute(name, attr, after)
                 except (IOError, OSError) as exc:
                     module.fail_json(
                         msg="%s: writing %s=%s failed: %s" % (name, attr, after, exc.strerror or exc),
@@ -264,7 +264,7 @@ def _update_record(module, path, record, pending, applied, restored_keys):
                 record["disks"].pop(key)
     else:
         for name in sorted(set(write[0] for write in applied)):
-            blockqueue.remember(record, blockdev.identity_key(name), name,
+            queue_utils.remember(record, blockdev.identity_key(name), name,
                                 [(attr, before, after) for n, attr, before, after in applied if n == name])
     records.save(module, path, record)
 
@@ -273,12 +273,12 @@ def _warn_on_kernel_rounding(module, name, changes):
     """The kernel may store another value (read_ahead_kb rounds to pages): say so, or the next run would not be idempotent."""
     if not changes:
         return
-    state = blockqueue.read_queue(name)
+    state = queue_utils.read_queue(name)
     for attr, _before, after in changes:
         if attr == "scheduler":
             stored = blockdev.parse_scheduler(state.get("scheduler"))[0]
-        elif attr.startswith(blockqueue.IOSCHED):
-            stored = state["iosched"].get(attr[len(blockqueue.IOSCHED):])
+        elif attr.startswith(queue_utils.IOSCHED):
+            stored = state["iosched"].get(attr[len(queue_utils.IOSCHED):])
         else:
             stored = state.get(attr)
         if stored != after:

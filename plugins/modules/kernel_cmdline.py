@@ -18,7 +18,7 @@ description:
     C(io_scheduler) role to drop C(elevator=), which blk-mq kernels ignore, and to set it on the
     old single-queue kernels that still honour it.
   - Debian family - edits C(GRUB_CMDLINE_LINUX) and C(GRUB_CMDLINE_LINUX_DEFAULT) in
-    C(/etc/default/grub) and C(/etc/default/grub.d/*.cfg) in place (comments, other lines and
+    C(/etc/default/grub) and C(/etc/default/cmdline_utils.d/*.cfg) in place (comments, other lines and
     quoting stay as written), then runs C(update-grub) or C(grub-mkconfig).
   - EL family - additionally updates every boot entry with C(grubby) when C(grubby) is present.
   - Before anything is written, the edited files are sourced by C(sh) in the order grub reads
@@ -138,7 +138,7 @@ import shutil
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import grub, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import kernel_cmdline as cmdline_utils, records
 
 # Prints the two variables after sourcing the given files in order, as grub-mkconfig does.
 EFFECTIVE_SCRIPT = 'for f in "$@"; do . "$f" || exit 3; done; printf "%s\\n%s\\n" "$GRUB_CMDLINE_LINUX" "$GRUB_CMDLINE_LINUX_DEFAULT"'
@@ -159,7 +159,7 @@ def _effective(module, files):
 
 def _load_record(module, path):
     try:
-        return records.load(path, grub.RECORD_SECTIONS)
+        return records.load(path, cmdline_utils.RECORD_SECTIONS)
     except records.RecordError as exc:
         module.fail_json(msg=str(exc))
 
@@ -170,8 +170,8 @@ def _save_record(module, path, record):
 
 
 def _update_command(module):
-    for argv in (["update-grub"], ["grub-mkconfig", "-o", "/boot/grub/grub.cfg"],
-                 ["grub2-mkconfig", "-o", "/boot/grub2/grub.cfg"]):
+    for argv in (["update-grub"], ["grub-mkconfig", "-o", "/boot/grub/cmdline_utils.cfg"],
+                 ["grub2-mkconfig", "-o", "/boot/grub2/cmdline_utils.cfg"]):
         path = module.get_bin_path(argv[0])
         if path:
             return [path] + argv[1:]
@@ -183,7 +183,7 @@ def main():
         argument_spec=dict(
             absent=dict(type="list", elements="str", default=[]),
             present=dict(type="dict", default={}),
-            variable=dict(type="str", choices=list(grub.CMDLINE_VARIABLES), default="GRUB_CMDLINE_LINUX"),
+            variable=dict(type="str", choices=list(cmdline_utils.CMDLINE_VARIABLES), default="GRUB_CMDLINE_LINUX"),
             defaults_file=dict(type="path", default="/etc/default/grub"),
             update=dict(type="bool", default=True),
             backup=dict(type="bool", default=True),
@@ -197,7 +197,7 @@ def main():
     p = module.params
     record = _load_record(module, p["record"]) if p["record"] else None
     if p["restore"]:
-        p["absent"], p["present"] = grub.restore_request(record)
+        p["absent"], p["present"] = cmdline_utils.restore_request(record)
     present = dict((str(k), str(v)) for k, v in p["present"].items())
     bad = [n for n in list(p["absent"]) + list(present) if not n or "=" in n or " " in n]
     bad += ["%s=%s" % (n, v) for n, v in present.items() if not v or " " in v or '"' in v or "'" in v]
@@ -209,20 +209,20 @@ def main():
             module.fail_json(msg="%s does not exist; cannot set %s" % (p["defaults_file"], ", ".join(sorted(present))))
         running = _read("/proc/cmdline").split()
         module.exit_json(changed=False, files={}, backups=[], effective={}, running=running,
-                         reboot_required=not grub.args_satisfy(running, p["absent"]), grubby_entries_updated=False)
+                         reboot_required=not cmdline_utils.args_satisfy(running, p["absent"]), grubby_entries_updated=False)
 
     files = [p["defaults_file"]] + sorted(glob.glob(p["defaults_file"] + ".d/*.cfg"))
     texts = dict((path, _read(path)) for path in files)
     # present arguments go into the last file that sets the variable, or the defaults file.
-    setting = [path for path in files if grub.assigns(texts[path], p["variable"])]
+    setting = [path for path in files if cmdline_utils.assigns(texts[path], p["variable"])]
     target_file = setting[-1] if setting else p["defaults_file"]
     new_texts, changes = {}, {}
     try:
         for path in files:
             if path == target_file:
-                new_text, before, after = grub.edit_text(texts[path], p["absent"], present, p["variable"])
+                new_text, before, after = cmdline_utils.edit_text(texts[path], p["absent"], present, p["variable"])
             else:
-                new_text, before, after = grub.edit_text(texts[path], tuple(p["absent"]) + tuple(present))
+                new_text, before, after = cmdline_utils.edit_text(texts[path], tuple(p["absent"]) + tuple(present))
             if new_text != texts[path]:
                 new_texts[path] = new_text
                 changes[path] = dict(before=before, after=after)
@@ -243,7 +243,7 @@ def main():
     if error:
         module.fail_json(msg="the edited grub defaults do not source cleanly, nothing written: %s" % error)
     all_args = effective["GRUB_CMDLINE_LINUX"] + effective["GRUB_CMDLINE_LINUX_DEFAULT"]
-    if not grub.args_satisfy(all_args, p["absent"], present):
+    if not cmdline_utils.args_satisfy(all_args, p["absent"], present):
         module.fail_json(msg="the edited grub defaults would boot with %s, not what was asked; nothing written"
                          % " ".join(all_args), effective=effective)
 
@@ -253,7 +253,7 @@ def main():
         rc, out, err = module.run_command([grubby, "--info=ALL"], environ_update={"LC_ALL": "C"})
         if rc != 0:
             module.fail_json(msg="grubby --info=ALL failed: %s" % (err or out).strip())
-        if not all(grub.args_satisfy(args, p["absent"], present) for _kernel, args in grub.parse_grubby_info(out)):
+        if not all(cmdline_utils.args_satisfy(args, p["absent"], present) for _kernel, args in cmdline_utils.parse_grubby_info(out)):
             grubby_argv = [grubby, "--update-kernel=ALL"]
             if p["absent"]:
                 grubby_argv.append("--remove-args=%s" % " ".join(p["absent"]))
@@ -263,7 +263,7 @@ def main():
     running = _read("/proc/cmdline").split()
     result = dict(
         changed=bool(new_texts or grubby_argv), files=changes, backups=[], effective=effective, running=running,
-        reboot_required=not grub.args_satisfy(running, p["absent"], present),
+        reboot_required=not cmdline_utils.args_satisfy(running, p["absent"], present),
         grubby_entries_updated=False,
         diff=[dict(before_header=path, after_header=path, before=texts[path], after=new_texts[path])
               for path in sorted(new_texts)],
@@ -276,7 +276,7 @@ def main():
     update_argv = _update_command(module) if new_texts and p["update"] else None
     if record is not None:
         # Saved before the files change, so an interrupted run still knows what to undo.
-        _save_record(module, p["record"], None if p["restore"] else grub.remember(
+        _save_record(module, p["record"], None if p["restore"] else cmdline_utils.remember(
             record, p["absent"], present, [change["before"] for change in changes.values()]))
     for path in sorted(new_texts):
         if p["backup"]:

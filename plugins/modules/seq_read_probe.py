@@ -16,7 +16,7 @@ description:
   - Reads each disk sequentially with fio (direct I/O, one request of O(block_size) at a time)
     at every value of O(max_sectors_kb), all disks side by side in one fio run per value, and
     reports the throughput per disk and, per model, the median and the fastest value.
-  - Seed 002 found that 64 KiB raised sequential reads by 23% on one SSD model and lowered them
+  - The max_sectors_kb article found that 64 KiB raised sequential reads by 23% on one SSD model and lowered them
     on another; this measures it per model instead of guessing.
   - Read-only. fio runs with C(--readonly), which makes it refuse any write, so disks that
     hold data can be measured too. max_sectors_kb is changed for the time of the
@@ -119,7 +119,7 @@ commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, blockqueue, interrupts
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, block_queue as queue_utils, interrupts
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
 
 
@@ -156,7 +156,7 @@ def main():
         disks = blockdev.build_disks(blockdev.take_snapshot(run, names, include_loop=True))
     except blockdev.DeviceError as exc:
         module.fail_json(msg=str(exc))
-    page_kb = blockqueue.page_size_kb()
+    page_kb = queue_utils.page_size_kb()
     plans = dict((d["name"], read_utils.candidate_values(
         module.params["max_sectors_kb"], d["max_sectors_kb"], d["max_hw_sectors_kb"], page_kb)) for d in disks)
     rounds = max(len(values) for values in plans.values()) if plans else 0

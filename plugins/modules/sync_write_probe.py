@@ -299,7 +299,7 @@ EXAMPLES = r"""
     devices: "{{ devices }}"
     cache_max_age: 604800
 
-- name: Journal test of seed 003 and which write cache setting is faster
+- name: The journal test article's test and which write cache setting is faster
   cephops.osd_tuning.sync_write_probe:
     devices: [/dev/disk/by-id/wwn-0x5002538e40a1b2c3]
     mode: journal

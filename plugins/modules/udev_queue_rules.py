@@ -158,7 +158,7 @@ import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import records, udev
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import records, udev_queue_rules as rules_utils
 
 HEADER = "Managed by %s. Local changes are overwritten."
 MANAGED = re.compile(r"# Managed by .*\. Local changes are overwritten\.\n")
@@ -255,10 +255,10 @@ def main():
         wanted = record["files"][path] if path in record["files"] else _original(current)
         present, content = wanted is not None, wanted or ""
     elif params["state"] == "present":
-        errors = udev.check(params["rules"])
+        errors = rules_utils.check(params["rules"])
         if errors:
             module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)
-        present, content = True, udev.render(params["rules"], HEADER % params["owner"])
+        present, content = True, rules_utils.render(params["rules"], HEADER % params["owner"])
     else:
         present, content = False, ""
     changed = (current != content) if present else current is not None

@@ -16,16 +16,16 @@ from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_candidates
 
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
 
-# Reference drives for the chart. Seed 001: the seed probe (4k random writes, fsync after each).
-# Seed 003: the journal test (sequential 4k O_DSYNC writes, one job), published in MB/s and
+# Reference drives for the chart. The SSD selection article: its probe (4k random writes, fsync after each).
+# The journal test article: the journal test (sequential 4k O_DSYNC writes, one job), published in MB/s and
 # converted here at 256 IOPS per MB/s (fio's old MB = 1024 KiB, 4 KiB per write).
 REFERENCE_DRIVES = (
-    {"label": "Samsung 850 Pro 256GB", "iops": 384, "kind": "consumer SATA", "source": "seed 003, 1.5 MB/s"},
-    {"label": "Samsung 980", "iops": 574, "kind": "consumer NVMe", "source": "seed 001"},
-    {"label": "Crucial MX200", "iops": 947, "kind": "consumer SATA", "source": "seed 003, 3.7 MB/s"},
-    {"label": "Intel DC S3500", "iops": 8713, "kind": "enterprise SATA", "source": "seed 001"},
-    {"label": "Samsung SM863 240GB", "iops": 16563, "kind": "enterprise SATA", "source": "seed 003, 64.7 MB/s"},
-    {"label": "Kioxia CD6", "iops": 36600, "kind": "enterprise NVMe", "source": "seed 001"},
+    {"label": "Samsung 850 Pro 256GB", "iops": 384, "kind": "consumer SATA", "source": "journal test article, 1.5 MB/s"},
+    {"label": "Samsung 980", "iops": 574, "kind": "consumer NVMe", "source": "SSD selection article"},
+    {"label": "Crucial MX200", "iops": 947, "kind": "consumer SATA", "source": "journal test article, 3.7 MB/s"},
+    {"label": "Intel DC S3500", "iops": 8713, "kind": "enterprise SATA", "source": "SSD selection article"},
+    {"label": "Samsung SM863 240GB", "iops": 16563, "kind": "enterprise SATA", "source": "journal test article, 64.7 MB/s"},
+    {"label": "Kioxia CD6", "iops": 36600, "kind": "enterprise NVMe", "source": "SSD selection article"},
 )
 
 

@@ -12,7 +12,7 @@ def outcome(fixture_text, name, names, rc=0, stderr="", runtime=2):
 
 # --------------------------------------------------------------------------- commands
 
-def test_default_command_is_seed_001_inside_the_region():
+def test_default_command_is_the_articles_probe_inside_the_region():
     argv = fio_job.fio_command("fio", [("sdb", "/dev/sdb")], fio_job.job_options("randwrite"), 15, REGION)
     assert argv == ["fio", "--output-format=json", "--allow_file_create=0", "--thread", "--time_based", "--runtime=15",
                     "--offset=1073741824", "--size=536870912", "--ioengine=libaio", "--direct=1",

@@ -20,15 +20,15 @@ def measurement(iops, p99_sync_us=None, p99_clat_us=50.0):
 # --------------------------------------------------------------------------- verdicts
 
 @pytest.mark.parametrize("iops,p99_us,expected", [
-    (36600.0, 28.0, "suitable"),       # Kioxia CD6, seed 001
-    (8713.0, 265.0, "suitable"),       # Intel DC S3500, seed 001
+    (36600.0, 28.0, "suitable"),       # Kioxia CD6, the SSD selection article
+    (8713.0, 265.0, "suitable"),       # Intel DC S3500, the SSD selection article
     (5000.0, 1000.0, "suitable"),      # exactly at both limits
     (4999.9, 1000.0, "marginal"),
     (5000.0, 1001.0, "marginal"),
     (1000.0, 5000.0, "marginal"),      # exactly at the marginal limits
     (999.9, 500.0, "unsuitable"),
     (20000.0, 5001.0, "unsuitable"),
-    (574.0, 2638.0, "unsuitable"),     # Samsung 980, seed 001
+    (574.0, 2638.0, "unsuitable"),     # Samsung 980, the SSD selection article
 ])
 def test_verdict_at_and_around_the_default_thresholds(iops, p99_us, expected):
     assert probe_verdict.verdict(measurement(iops, p99_us), THRESHOLDS)[0] == expected
@@ -102,7 +102,7 @@ def steps(*iops):
 
 
 def test_ramp_doubles_until_the_gain_falls_under_min_gain():
-    # Seed 003's example: 5854, 10924, ... then 17124 at the step where it maxes out.
+    # The journal test article's example: 5854, 10924, ... then 17124 at the step where it maxes out.
     assert probe_verdict.next_numjobs([], 0.1, 16) == 1
     assert probe_verdict.next_numjobs(steps(5854), 0.1, 16) == 2
     assert probe_verdict.next_numjobs(steps(5854, 10924), 0.1, 16) == 4

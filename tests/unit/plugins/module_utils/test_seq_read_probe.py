@@ -51,7 +51,7 @@ class Host:
 
     def __init__(self, monkeypatch, stdout, rc=0, stderr="", timed_out=False):
         self.written, self.runs = [], []
-        monkeypatch.setattr(read_utils.blockqueue, "write_attribute",
+        monkeypatch.setattr(read_utils.queue_utils, "write_attribute",
                             lambda name, attribute, value: self.written.append((name, attribute, value)))
 
         def run_processes(argvs, timeout):
@@ -90,6 +90,6 @@ def test_set_back_restores_every_disk_and_names_those_that_failed(monkeypatch):
             raise IOError(22, "Invalid argument")
         written.append((name, attribute, value))
 
-    monkeypatch.setattr(read_utils.blockqueue, "write_attribute", write_attribute)
+    monkeypatch.setattr(read_utils.queue_utils, "write_attribute", write_attribute)
     assert read_utils.set_back(DISKS) == ["sdc: [Errno 22] Invalid argument"]
     assert written == [("sdb", "max_sectors_kb", "512")]

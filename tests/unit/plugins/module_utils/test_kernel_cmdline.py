@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import grub
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import kernel_cmdline as cmdline_utils
 
 
 @pytest.fixture
@@ -17,25 +17,25 @@ def with_line(text, old, new):
 
 def test_removes_elevator_and_keeps_everything_else(debian):
     text = with_line(debian, 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"', 'GRUB_CMDLINE_LINUX_DEFAULT="quiet elevator=noop"')
-    new, before, after = grub.edit_text(text, remove=["elevator"])
+    new, before, after = cmdline_utils.edit_text(text, remove=["elevator"])
     assert new == debian
     assert (before, after) == (["quiet", "elevator=noop"], ["quiet"])
 
 
 def test_nothing_to_remove_changes_nothing(debian):
-    assert grub.edit_text(debian, remove=["elevator"]) == (debian, ["quiet"], ["quiet"])
+    assert cmdline_utils.edit_text(debian, remove=["elevator"]) == (debian, ["quiet"], ["quiet"])
 
 
 def test_sets_into_the_target_and_drops_it_elsewhere(debian):
     text = with_line(debian, 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"', 'GRUB_CMDLINE_LINUX_DEFAULT="quiet elevator=cfq"')
-    new, before, after = grub.edit_text(text, set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
+    new, before, after = cmdline_utils.edit_text(text, set_args={"elevator": "deadline"}, target="GRUB_CMDLINE_LINUX")
     assert 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n' in new
     assert 'GRUB_CMDLINE_LINUX="elevator=deadline"\n' in new
     assert after == ["quiet", "elevator=deadline"]
 
 
 def test_set_replaces_in_place_and_deduplicates():
-    new, before, after = grub.edit_text(
+    new, before, after = cmdline_utils.edit_text(
         'GRUB_CMDLINE_LINUX="a elevator=cfq b elevator=noop"\n', set_args={"elevator": "deadline"},
         target="GRUB_CMDLINE_LINUX")
     assert new == 'GRUB_CMDLINE_LINUX="a elevator=deadline b"\n'
@@ -44,12 +44,12 @@ def test_set_replaces_in_place_and_deduplicates():
 
 def test_set_goes_into_the_last_assignment_only():
     text = 'GRUB_CMDLINE_LINUX="a"\nGRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX b"\n'
-    new, before, after = grub.edit_text(text, set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
+    new, before, after = cmdline_utils.edit_text(text, set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
     assert new == 'GRUB_CMDLINE_LINUX="a"\nGRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX b elevator=noop"\n'
 
 
 def test_missing_target_is_appended():
-    new, before, after = grub.edit_text("GRUB_TIMEOUT=5", set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
+    new, before, after = cmdline_utils.edit_text("GRUB_TIMEOUT=5", set_args={"elevator": "noop"}, target="GRUB_CMDLINE_LINUX")
     assert new == 'GRUB_TIMEOUT=5\nGRUB_CMDLINE_LINUX="elevator=noop"\n'
     assert (before, after) == ([], ["elevator=noop"])
 
@@ -61,7 +61,7 @@ def test_missing_target_is_appended():
     ('  GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX} elevator=noop"\n', '  GRUB_CMDLINE_LINUX="${GRUB_CMDLINE_LINUX}"\n'),
 ])
 def test_quoting_and_comments_stay_as_written(line, expected):
-    assert grub.edit_text(line, remove=["elevator"])[0] == expected
+    assert cmdline_utils.edit_text(line, remove=["elevator"])[0] == expected
 
 
 @pytest.mark.parametrize("line", [
@@ -73,12 +73,12 @@ def test_quoting_and_comments_stay_as_written(line, expected):
 ])
 def test_values_only_a_shell_understands_are_refused(line):
     with pytest.raises(ValueError, match="edit it by hand"):
-        grub.edit_text(line, remove=["elevator"])
+        cmdline_utils.edit_text(line, remove=["elevator"])
 
 
 def test_assigns(debian):
-    assert grub.assigns(debian, "GRUB_CMDLINE_LINUX")
-    assert not grub.assigns("#GRUB_CMDLINE_LINUX=\"x\"\n", "GRUB_CMDLINE_LINUX")
+    assert cmdline_utils.assigns(debian, "GRUB_CMDLINE_LINUX")
+    assert not cmdline_utils.assigns("#GRUB_CMDLINE_LINUX=\"x\"\n", "GRUB_CMDLINE_LINUX")
 
 
 # The layout `grubby --info=ALL` prints on RHEL 8 (no EL host is available to capture one).
@@ -95,30 +95,30 @@ args="ro crashkernel=auto"
 
 
 def test_parse_grubby_info():
-    entries = grub.parse_grubby_info(GRUBBY_INFO)
+    entries = cmdline_utils.parse_grubby_info(GRUBBY_INFO)
     assert [kernel for kernel, args in entries] == ["/boot/vmlinuz-4.18.0-513.el8.x86_64", "/boot/vmlinuz-0-rescue"]
     assert entries[0][1][-1] == "elevator=deadline"
 
 
 def test_args_satisfy():
     args = ["ro", "quiet", "elevator=deadline"]
-    assert not grub.args_satisfy(args, absent=["elevator"])
-    assert grub.args_satisfy(args, present={"elevator": "deadline"})
-    assert not grub.args_satisfy(args, present={"elevator": "noop"})
-    assert grub.args_satisfy(["ro"], absent=["elevator"])
+    assert not cmdline_utils.args_satisfy(args, absent=["elevator"])
+    assert cmdline_utils.args_satisfy(args, present={"elevator": "deadline"})
+    assert not cmdline_utils.args_satisfy(args, present={"elevator": "noop"})
+    assert cmdline_utils.args_satisfy(["ro"], absent=["elevator"])
 
 
 def test_record_keeps_the_first_originals_and_undoes_them():
     record = {"removed": [], "replaced": {}}
-    grub.remember(record, ["elevator"], {}, [["quiet", "elevator=noop"], []])
-    grub.remember(record, ["elevator"], {}, [["quiet", "elevator=cfq"]])  # later: the first original stays
+    cmdline_utils.remember(record, ["elevator"], {}, [["quiet", "elevator=noop"], []])
+    cmdline_utils.remember(record, ["elevator"], {}, [["quiet", "elevator=cfq"]])  # later: the first original stays
     assert record == {"removed": ["elevator=noop"], "replaced": {}}
-    assert grub.restore_request(record) == ([], {"elevator": "noop"})
+    assert cmdline_utils.restore_request(record) == ([], {"elevator": "noop"})
 
 
 def test_record_of_a_set_argument():
-    record = grub.remember({"removed": [], "replaced": {}}, [], {"elevator": "deadline"}, [["quiet"]])
+    record = cmdline_utils.remember({"removed": [], "replaced": {}}, [], {"elevator": "deadline"}, [["quiet"]])
     assert record == {"removed": [], "replaced": {"elevator": []}}
-    assert grub.restore_request(record) == (["elevator"], {})
-    record = grub.remember({"removed": [], "replaced": {}}, [], {"elevator": "deadline"}, [["elevator=cfq"]])
-    assert grub.restore_request(record) == ([], {"elevator": "cfq"})
+    assert cmdline_utils.restore_request(record) == (["elevator"], {})
+    record = cmdline_utils.remember({"removed": [], "replaced": {}}, [], {"elevator": "deadline"}, [["elevator=cfq"]])
+    assert cmdline_utils.restore_request(record) == ([], {"elevator": "cfq"})

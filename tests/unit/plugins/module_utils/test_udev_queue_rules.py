@@ -2,14 +2,14 @@
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev_queue_rules as rules_utils
 
 SSD = {"comment": "SATA/SAS SSD", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
        "attributes": {"iosched/fifo_batch": 1, "max_sectors_kb": 64, "scheduler": "mq-deadline"}}
 
 
 def test_render_orders_scheduler_before_its_tunables():
-    text = udev.render([SSD], "Managed by test.")
+    text = rules_utils.render([SSD], "Managed by test.")
     assert text == (
         "# Managed by test.\n"
         "\n"
@@ -21,11 +21,11 @@ def test_render_orders_scheduler_before_its_tunables():
 
 
 def test_render_is_stable_for_idempotence():
-    assert udev.render([SSD, SSD], "h") == udev.render([dict(SSD), dict(SSD)], "h")
+    assert rules_utils.render([SSD, SSD], "h") == rules_utils.render([dict(SSD), dict(SSD)], "h")
 
 
 def test_valid_rules_pass():
-    assert udev.check([SSD, {"match": {"ENV{ID_SERIAL_SHORT}": "S3Z9NB0K123456"}, "attributes": {"scheduler": "none"}}]) == []
+    assert rules_utils.check([SSD, {"match": {"ENV{ID_SERIAL_SHORT}": "S3Z9NB0K123456"}, "attributes": {"scheduler": "none"}}]) == []
 
 
 @pytest.mark.parametrize("rule,message", [
@@ -41,5 +41,5 @@ def test_valid_rules_pass():
     ({"match": {"KERNEL": "sd*"}, "attributes": {"scheduler": "none"}, "comment": "a\nb"}, "comment must be one line"),
 ])
 def test_check_refuses_with_the_reason(rule, message):
-    errors = udev.check([rule])
+    errors = rules_utils.check([rule])
     assert any(message in error for error in errors), errors
