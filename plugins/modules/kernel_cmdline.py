@@ -18,7 +18,7 @@ description:
     C(io_scheduler) role to drop C(elevator=), which blk-mq kernels ignore, and to set it on the
     old single-queue kernels that still honour it.
   - Debian family - edits C(GRUB_CMDLINE_LINUX) and C(GRUB_CMDLINE_LINUX_DEFAULT) in
-    C(/etc/default/grub) and C(/etc/default/cmdline_utils.d/*.cfg) in place (comments, other lines and
+    C(/etc/default/grub) and C(/etc/default/grub.d/*.cfg) in place (comments, other lines and
     quoting stay as written), then runs C(update-grub) or C(grub-mkconfig).
   - EL family - additionally updates every boot entry with C(grubby) when C(grubby) is present.
   - Before anything is written, the edited files are sourced by C(sh) in the order grub reads
@@ -170,8 +170,8 @@ def _save_record(module, path, record):
 
 
 def _update_command(module):
-    for argv in (["update-grub"], ["grub-mkconfig", "-o", "/boot/grub/cmdline_utils.cfg"],
-                 ["grub2-mkconfig", "-o", "/boot/grub2/cmdline_utils.cfg"]):
+    for argv in (["update-grub"], ["grub-mkconfig", "-o", "/boot/grub/grub.cfg"],
+                 ["grub2-mkconfig", "-o", "/boot/grub2/grub.cfg"]):
         path = module.get_bin_path(argv[0])
         if path:
             return [path] + argv[1:]
