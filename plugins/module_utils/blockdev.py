@@ -105,12 +105,19 @@ class DeviceError(Exception):
 
 # --------------------------------------------------------------------------- reading
 
-def _read(path, binary=False):
+def read_file(path, binary=False):
+    """A file's content, or None when it cannot be read (gone, no permission, not text)."""
     try:
         with open(path, "rb" if binary else "r") as handle:
             return handle.read()
     except (IOError, OSError, UnicodeDecodeError):
         return None
+
+
+def read_value(path):
+    """A sysfs attribute's or marker file's value without its line end, or None."""
+    text = read_file(path)
+    return None if text is None else text.strip()
 
 
 def _listdir(path):
@@ -132,10 +139,10 @@ def _is_excl_busy(path):
 def _read_attrs(base, names):
     attrs = {}
     for name in names:
-        value = _read(os.path.join(base, name))
+        value = read_value(os.path.join(base, name))
         if value is not None:
-            attrs[name] = value.strip()
-    pg80 = _read(os.path.join(base, "device/vpd_pg80"), binary=True)
+            attrs[name] = value
+    pg80 = read_file(os.path.join(base, "device/vpd_pg80"), binary=True)
     if pg80 and len(pg80) > 4:
         # SCSI VPD page 0x80: 4-byte header, then the unit serial number in ASCII.
         attrs["device/vpd_pg80"] = pg80[4:].decode("ascii", "replace").strip(" \x00")
@@ -176,7 +183,7 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
         if include_loop:
             # An unattached loop device has size 0 and is not a disk.
             names = [n for n in names
-                     if not (n.startswith("loop") and (_read(os.path.join(SYS_BLOCK, n, "size")) or "0").strip() == "0")]
+                     if not (n.startswith("loop") and (read_file(os.path.join(SYS_BLOCK, n, "size")) or "0").strip() == "0")]
     disk_links = _disk_links()
     blocks = {}
     for name in names:
@@ -196,18 +203,18 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
             "attrs": attrs,
             "partitions": partitions,
             "holders": _listdir(os.path.join(base, "holders")),
-            "udev": _read(os.path.join(UDEV_DATA_DIR, "b" + dev)) or "",
+            "udev": read_file(os.path.join(UDEV_DATA_DIR, "b" + dev)) or "",
             "links": sorted(disk_links.get(name, [])),
             "head": _read_head("/dev/" + name),
             "excl_busy": _is_excl_busy("/dev/" + name),
         }
         blocks[name]["holder_tree"] = _holder_tree(blocks[name])
-    mountinfo = _read("/proc/self/mountinfo") or ""
+    mountinfo = read_file("/proc/self/mountinfo") or ""
     signatures, probe_errors = _wipefs(run_command, blocks)
     snapshot = {
         "blocks": blocks,
         "mountinfo": mountinfo,
-        "swap_devs": _swap_devs(_read("/proc/swaps") or ""),
+        "swap_devs": _swap_devs(read_file("/proc/swaps") or ""),
         "root_dev": _root_dev(mountinfo),
         "signatures": signatures,
         "probe_errors": probe_errors,
@@ -242,7 +249,7 @@ def _holder_tree(block):
         name = pending.pop()
         if name in tree:
             continue
-        tree[name] = (_read(os.path.join(SYS_CLASS_BLOCK, name, "dev")) or "").strip()
+        tree[name] = (read_file(os.path.join(SYS_CLASS_BLOCK, name, "dev")) or "").strip()
         pending.extend(_listdir(os.path.join(SYS_CLASS_BLOCK, name, "holders")))
     return tree
 
@@ -404,7 +411,7 @@ def identity(name):
     """The WWN and serial of a disk, as disk records have them (either may be None). Reads
     only the few attributes it needs."""
     attrs = _read_attrs(os.path.join(SYS_BLOCK, name), ("dev", "wwid", "device/wwid", "serial", "device/serial"))
-    props = parse_udev(_read(os.path.join(UDEV_DATA_DIR, "b" + attrs.get("dev", ""))) or "")[0]
+    props = parse_udev(read_file(os.path.join(UDEV_DATA_DIR, "b" + attrs.get("dev", ""))) or "")[0]
     return {"wwn": _wwn(props, attrs), "serial": _serial(props, attrs)}
 
 

@@ -18,7 +18,7 @@ import json
 import os
 import re
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import blocking_reasons
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import blocking_reasons, read_value
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.overprovision import MIB, reserved_size
 
 SYS_BLOCK = "/sys/block"
@@ -40,13 +40,6 @@ class NvmeError(Exception):
 
 
 # --------------------------------------------------------------------------- reading
-
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read().strip()
-    except (IOError, OSError):
-        return None
 
 
 def controller_of(name):
@@ -71,7 +64,7 @@ def controller_of(name):
 
 def namespace_id(name):
     """The namespace id of a namespace block device, from sysfs."""
-    value = _read(os.path.join(SYS_BLOCK, name, "nsid"))
+    value = read_value(os.path.join(SYS_BLOCK, name, "nsid"))
     if not value or not value.isdigit():
         raise NvmeError("no namespace id in %s" % os.path.join(SYS_BLOCK, name, "nsid"))
     return int(value)

@@ -208,13 +208,6 @@ IGNORE_HPA_PARAM = "/sys/module/libata/parameters/ignore_hpa"
 MARKER_DIR = "/run/cephops/ata_hpa"
 
 
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read().strip()
-    except (IOError, OSError):
-        return None
-
 
 class AtaHpa:
     """The hpa method of module_utils/overprovision.py."""
@@ -260,8 +253,8 @@ class AtaHpa:
         marker = self.marker_path(disk)
         try:
             planned = hpa_utils.plan(disk, before, target, self.module.params["erase"], restoring=restoring,
-                                     ignore_hpa=_read(IGNORE_HPA_PARAM) in ("1", "Y"),
-                                     changed_since_boot=_read(marker), overwrite_data=overwrite_data)
+                                     ignore_hpa=blockdev.read_value(IGNORE_HPA_PARAM) in ("1", "Y"),
+                                     changed_since_boot=blockdev.read_value(marker), overwrite_data=overwrite_data)
         except hpa_utils.HpaError as exc:
             return Plan(checks=[str(exc)])
         native = before["native_sectors"]

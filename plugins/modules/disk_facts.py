@@ -331,18 +331,16 @@ def main():
         ),
         supports_check_mode=True,
     )
+    module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     for tool in ("wipefs", "blkid"):
         module.get_bin_path(tool, required=True)
-
-    def run(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
 
     try:
         names = None
         if module.params["devices"] is not None:
             names = blockdev.resolve_disks(module.params["devices"])
         snapshot = blockdev.take_snapshot(
-            run, names,
+            module.run_command, names,
             include_loop=module.params["include_loop"],
             include_virtual=module.params["include_virtual"],
         )

@@ -150,7 +150,7 @@ def _read(path):
 
 
 def _effective(module, files):
-    rc, out, err = module.run_command(["sh", "-c", EFFECTIVE_SCRIPT, "sh"] + files, environ_update={"LC_ALL": "C"})
+    rc, out, err = module.run_command(["sh", "-c", EFFECTIVE_SCRIPT, "sh"] + files)
     if rc != 0:
         return None, (err or out).strip() or "rc=%s" % rc
     linux, _sep, default = out.partition("\n")
@@ -194,6 +194,7 @@ def main():
         required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
+    module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     p = module.params
     record = _load_record(module, p["record"]) if p["record"] else None
     if p["restore"]:
@@ -250,7 +251,7 @@ def main():
     grubby = module.get_bin_path("grubby")
     grubby_argv = None
     if grubby:
-        rc, out, err = module.run_command([grubby, "--info=ALL"], environ_update={"LC_ALL": "C"})
+        rc, out, err = module.run_command([grubby, "--info=ALL"])
         if rc != 0:
             module.fail_json(msg="grubby --info=ALL failed: %s" % (err or out).strip())
         if not all(cmdline_utils.args_satisfy(args, p["absent"], present) for _kernel, args in cmdline_utils.parse_grubby_info(out)):
@@ -287,7 +288,7 @@ def main():
         shutil.copymode(path, staged)
         module.atomic_move(staged, path)
     if update_argv:
-        rc, out, err = module.run_command(update_argv, environ_update={"LC_ALL": "C"})
+        rc, out, err = module.run_command(update_argv)
         if rc != 0:
             for path in sorted(new_texts):
                 with open(path, "w") as handle:
@@ -295,7 +296,7 @@ def main():
             module.fail_json(msg="%s failed, grub defaults put back as they were: %s"
                              % (os.path.basename(update_argv[0]), (err or out).strip()), changed=False)
     if grubby_argv:
-        rc, out, err = module.run_command(grubby_argv, environ_update={"LC_ALL": "C"})
+        rc, out, err = module.run_command(grubby_argv)
         if rc != 0:
             module.fail_json(msg="grubby failed: %s" % (err or out).strip(), **result)
         result["grubby_entries_updated"] = True

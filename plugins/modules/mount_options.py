@@ -283,7 +283,7 @@ class MountOptions:
         self.done = []  # (argv undoing a live change) in the order the changes were made
 
     def run(self, argv, check=True):
-        rc, out, err = self.module.run_command(argv, environ_update={"LC_ALL": "C"})
+        rc, out, err = self.module.run_command(argv)
         if check and rc != 0:
             raise Failure("%s failed: %s" % (" ".join(argv), (err or out).strip()))
         return rc, out, err
@@ -535,6 +535,7 @@ def main():
         required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
+    module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     for tool in ("findmnt", "mount", "blkid"):
         module.get_bin_path(tool, required=True)
     try:

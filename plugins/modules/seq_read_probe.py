@@ -134,6 +134,7 @@ def main():
         ),
         supports_check_mode=True,
     )
+    module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     for value in module.params["max_sectors_kb"]:
         if value in ("current", "hw"):
             continue
@@ -148,12 +149,9 @@ def main():
     fio = module.get_bin_path("fio", required=True)
     module.get_bin_path("wipefs", required=True)
 
-    def run(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
-
     try:
         names = blockdev.resolve_disks(module.params["devices"])
-        disks = blockdev.build_disks(blockdev.take_snapshot(run, names, include_loop=True))
+        disks = blockdev.build_disks(blockdev.take_snapshot(module.run_command, names, include_loop=True))
     except blockdev.DeviceError as exc:
         module.fail_json(msg=str(exc))
     page_kb = queue_utils.page_size_kb()

@@ -520,16 +520,14 @@ def main():
         ),
         supports_check_mode=True,
     )
+    module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     params = module.params
     thresholds = dict((key, params[key]) for key in probe_verdict.DEFAULT_THRESHOLDS)
     fio = module.get_bin_path("fio", required=params["method"] == "fio")
 
-    def run(argv):
-        return module.run_command(argv, environ_update={"LC_ALL": "C"})
-
     try:
         probe_verdict.check_thresholds(thresholds)
-        overrides = fio_options.allowed_overrides(params["fio_options"], fio, run)
+        overrides = fio_options.allowed_overrides(params["fio_options"], fio, module.run_command)
         options = fio_job.job_options(params["mode"], overrides)
     except ValueError as exc:
         module.fail_json(msg=str(exc))
@@ -564,7 +562,7 @@ def main():
                          % ", ".join("/dev/" + n for n in sorted(overwrite - set(names))))
 
     outcomes, pending, changed = probe_utils.judge(
-        run, names, overwrite, settings, probe_region.Journal(params["journal_dir"]),
+        module.run_command, names, overwrite, settings, probe_region.Journal(params["journal_dir"]),
         (params["cache_dir"], params["cache_max_age"]) if params["cache_max_age"] else None,
         module.check_mode, module.warn)
     results = [dict(refused or outcomes[name], given=spec) for spec, name, refused in entries]

@@ -158,7 +158,7 @@ import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import records, udev_queue_rules as rules_utils
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records, udev_queue_rules as rules_utils
 
 HEADER = "Managed by %s. Local changes are overwritten."
 MANAGED = re.compile(r"# Managed by .*\. Local changes are overwritten\.\n")
@@ -166,13 +166,6 @@ UDEV_CONTROL = "/run/udev/control"
 # The content of each rules file before the module first changed it; None: there was none.
 RECORD_SECTIONS = {"files": {}}
 
-
-def _read(path):
-    try:
-        with open(path) as handle:
-            return handle.read()
-    except (IOError, OSError):
-        return None
 
 
 def _original(current):
@@ -185,8 +178,7 @@ def _verify(module, candidate):
     udevadm = module.get_bin_path("udevadm")
     if not udevadm:
         return "structure"
-    rc, out, err = module.run_command([udevadm, "verify", "--resolve-names=never", candidate],
-                                      environ_update={"LC_ALL": "C"})
+    rc, out, err = module.run_command([udevadm, "verify", "--resolve-names=never", candidate])
     if rc == 0:
         return "udevadm verify"
     if "Unknown command" in err or "Unknown operation" in err or "unrecognized" in err:
@@ -220,7 +212,7 @@ def _apply(module, names):
         commands.append(trigger)
         commands.append([udevadm, "settle", "--timeout=60"])
     for argv in commands:
-        rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"})
+        rc, out, err = module.run_command(argv)
         if rc != 0:
             module.fail_json(msg="%s failed: %s" % (" ".join(argv[1:3]), (err or out).strip()), changed=True)
 
@@ -245,12 +237,13 @@ def main():
         required_if=[("restore", True, ("record",))],
         supports_check_mode=True,
     )
+    module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     path, params = module.params["path"], module.params
     try:
         record = records.load(params["record"], RECORD_SECTIONS) if params["record"] else None
     except records.RecordError as exc:
         module.fail_json(msg=str(exc))
-    current = _read(path)
+    current = blockdev.read_file(path)
     if params["restore"]:
         wanted = record["files"][path] if path in record["files"] else _original(current)
         present, content = wanted is not None, wanted or ""

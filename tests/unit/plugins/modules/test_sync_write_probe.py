@@ -36,7 +36,9 @@ def host_fio(monkeypatch):
         return found
 
     monkeypatch.setattr(AnsibleModule, "get_bin_path", get_bin_path)
-    monkeypatch.setattr(AnsibleModule, "run_command", lambda module, argv, **kwargs: fio(argv, **kwargs))
+    # As run_command does: the module's run_command_environ_update under each call's own.
+    monkeypatch.setattr(AnsibleModule, "run_command", lambda module, argv, environ_update=None, **kwargs: fio(
+        argv, environ_update=dict(module.run_command_environ_update, **(environ_update or {})), **kwargs))
     fio.state = state
     return fio
 
