@@ -27,7 +27,7 @@ from jinja2 import Environment, StrictUndefined
 
 
 def _approval(disk):
-    return {True: "approved", False: "blocked", None: "pending"}[disk["approved"]]
+    return disk["decision"]
 
 
 def _iops(value):
@@ -186,7 +186,7 @@ MARKDOWN = _ENV.from_string("""\
 
 Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ summary.hosts }} hosts passed; \
 {{ summary.approved }} of {{ summary.disks }} disks approved, {{ summary.blocked }} blocked, \
-{{ summary.pending }} pending, {{ summary.cached }} from cache.
+{{ summary.pending }} pending, {{ summary.absent }} absent, {{ summary.cached }} from cache.
 
 {% for entry in document.hosts %}
 - Disks of {{ entry.host | md }} chosen by {{ entry | chosen_by | md }}.
@@ -297,11 +297,12 @@ HTML = _ENV.from_string("""\
 <html lang="en"><head><meta charset="utf-8"><title>Disk gate report</title>
 <style>body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}\
 td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;text-align:left}\
-.approved{color:#2e7d32}.blocked{color:#c62828;font-weight:bold}.pending{color:#777}</style></head><body>
+.approved{color:#2e7d32}.blocked{color:#c62828;font-weight:bold}.pending,.absent{color:#777}</style></head><body>
 <h1>Disk gate report</h1>
 <p>Generated {{ document.generated_at | h }}. Policy {{ settings.get('policy') | h }}. \
 {{ summary.hosts_passed }} of {{ summary.hosts }} hosts passed; {{ summary.approved }} of {{ summary.disks }} disks \
-approved, {{ summary.blocked }} blocked, {{ summary.pending }} pending, {{ summary.cached }} from cache.</p>
+approved, {{ summary.blocked }} blocked, {{ summary.pending }} pending, {{ summary.absent }} absent, \
+{{ summary.cached }} from cache.</p>
 <p>Bars: sync write IOPS of each disk on a log scale, green suitable, yellow marginal, red unsuitable. \
 Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow marginal) and the reference drives \
 (grey, numbered):</p><ul>
