@@ -72,11 +72,11 @@ RETURN = r"""
 _value:
   description: One entry per disk, C(device) (its device node, or the name as given when it is
     no disk of the inventory), C(given) (names as given), C(sources) (variables naming it),
-    C(slots) (V([variable, entry index, part]) each), C(roles) (V(data), V(db), V(wal)),
+    C(slots) (each a list of the variable, the entry index and the part), C(roles) (V(data), V(db), V(wal)),
     C(probe) (false for an LV, a partition or an absent name), C(presence) (V(present) or
     V(absent)), C(reasons) (why it is not probed), C(rotational) and C(gate_class) (V(flash) or
     V(hdd); V(flash) when the inventory does not list it), C(links), C(wwn), and C(class) (the
-    thresholds it is probed with: its gate class, or V(db)/V(wal) from O(part_classes)).
+    thresholds it is probed with, its gate class or V(db)/V(wal) from O(part_classes)).
   type: list
   elements: dict
 """
