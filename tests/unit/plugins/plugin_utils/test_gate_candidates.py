@@ -74,10 +74,10 @@ def test_db_and_wal_disks_get_their_own_class_only_with_thresholds_of_their_own(
 
 def test_auto_discovery_leaves_out_what_ceph_facts_leaves_out():
     # ceph-facts compares the names as given: with auto-discovery it resolves no link.
+    lvm_volumes = [{"data": "/dev/nvme0n1"}, {"data": "/dev/sdd", "db": "x", "db_vg": "vg"}]
     found = gate_candidates.candidates(INVENTORY, {"osd_auto_discovery": True, "dedicated_devices": ["/dev/sdc"],
                                                    "bluestore_wal_devices": ["/dev/disk/by-id/wwn-0x5002538e40a1b2c3"],
-                                                   "lvm_volumes": [{"data": "/dev/nvme0n1"}, {"data": "/dev/sdd", "db": "x",
-                                                                                               "db_vg": "vg"}]})
+                                                   "lvm_volumes": lvm_volumes})
     discovered = [c["device"] for c in found if "osd_auto_discovery" in c["sources"]]
     # sdc is a DB device and nvme0n1 and sdd lvm_volumes data; sdb, named by a link, is not left out.
     assert discovered == ["/dev/sdb"]
