@@ -14,21 +14,24 @@ version_added: 0.1.0
 description:
   - One rule, in this order. An explicit list (O(explicit)) when not empty. Else
     ceph-ansible's own variables (C(devices), C(dedicated_devices),
-    C(bluestore_wal_devices), the raw-device C(data) of C(lvm_volumes) entries without
-    C(data_vg), and the disks C(osd_auto_discovery) picks, honouring
-    C(osd_auto_discovery_exclude)) when any of them is defined (not missing or null in
-    O(variables)). Else every disk the inventory calls C(available) (source V(available)).
+    C(bluestore_wal_devices), the C(data), C(db) and C(wal) of C(lvm_volumes) entries, and the
+    disks C(osd_auto_discovery) picks, honouring C(osd_auto_discovery_exclude)) when any of
+    them is defined (not missing or null in O(variables)). Else every disk the inventory calls
+    C(available) (source V(available)).
   - Auto-discovery follows ceph-ansible, which takes every disk that is not removable, not
-    empty, has no partitions and no holders, is not mounted and whose kernel name the exclude
-    regular expression does not match from its start (Ansible's C(match) test).
+    empty, has no partitions and no holders, is not mounted, whose kernel name the exclude
+    regular expression does not match from its start (Ansible's C(match) test), and that is
+    not named as given in C(dedicated_devices), C(bluestore_wal_devices) or the C(data) of
+    C(lvm_volumes).
   - Names (kernel names, paths, C(/dev/disk/by-*) links) are mapped to disks through the
     C(links) of the inventory, which M(cephops.osd_tuning.disk_facts) resolved on the host, as
-    ceph-ansible resolves them with C(readlink -f). A name no disk of the inventory has stays a
-    candidate as given, and the probe reports it missing. A disk named twice is listed once with
-    every name and source.
+    ceph-ansible resolves them with C(readlink -f). An C(lvm_volumes) part with its C(*_vg)
+    names an LV (C(vg/lv)) and a partition is no whole disk; both are listed with C(probe)
+    false and the reason. A name no disk of the inventory has is listed with C(presence)
+    V(absent). A disk named twice is listed once with every name, source and slot.
 author:
   - cephops maintainers (@cephops)
-positional: variables, explicit
+positional: variables, explicit, part_classes
 options:
   _input:
     description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
@@ -47,6 +50,11 @@ options:
     type: list
     elements: str
     default: []
+  part_classes:
+    description: The parts (V(db), V(wal)) with thresholds of their own; their disks get that C(class).
+    type: list
+    elements: str
+    default: []
 """
 
 EXAMPLES = r"""
@@ -62,10 +70,13 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: One entry per disk, C(device) (its device node, or the name as given for a disk
-    the inventory does not list), C(given) (names as given), C(sources) (variables naming it),
-    C(roles) (V(data), V(db), V(wal)), C(rotational) (null when the inventory does not list the
-    disk) and C(gate_class) (V(flash) or V(hdd); V(flash) when the inventory does not list it).
+  description: One entry per disk, C(device) (its device node, or the name as given when it is
+    no disk of the inventory), C(given) (names as given), C(sources) (variables naming it),
+    C(slots) (each a list of the variable, the entry index and the part), C(roles) (V(data), V(db), V(wal)),
+    C(probe) (false for an LV, a partition or an absent name), C(presence) (V(present) or
+    V(absent)), C(reasons) (why it is not probed), C(rotational) and C(gate_class) (V(flash) or
+    V(hdd); V(flash) when the inventory does not list it), C(links), C(wwn), and C(class) (the
+    thresholds it is probed with, its gate class or V(db)/V(wal) from O(part_classes)).
   type: list
   elements: dict
 """
@@ -73,8 +84,8 @@ _value:
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_candidates as candidates_util
 
 
-def gate_candidates(disks, variables, explicit=None):
-    return candidates_util.candidates(disks, variables, explicit)
+def gate_candidates(disks, variables, explicit=None, part_classes=None):
+    return candidates_util.candidates(disks, variables, explicit, part_classes or ())
 
 
 class FilterModule(object):

@@ -13,12 +13,15 @@ short_description: One host's disk gate decision from its candidates and probe j
 version_added: 0.1.0
 description:
   - Joins the candidates of P(cephops.osd_tuning.gate_candidates#filter) with the results of the
-    asynchronous M(cephops.osd_tuning.sync_write_probe) jobs of the host (one job per disk
-    class) and decides which disks are approved.
+    asynchronous M(cephops.osd_tuning.sync_write_probe) jobs of the host (one job per class of
+    thresholds) and decides which disks are approved.
   - V(suitable) always passes, V(marginal) only with C(allow_marginal), a rotational disk under
     C(hdd_policy=skip) is V(skipped) and passes ungated. Fails closed; V(unsuitable),
     V(refused), V(error), a job that failed, timed out or lost its host, and a disk without a
-    result are never approved.
+    result are never approved. An LV or partition is V(not_probed) and passes ungated; a
+    name not on the host is V(absent), skipped unless C(absent_policy) is V(block).
+  - Computes what ceph-osd receives under the exclude policy (C(handover)), an OSD whole or
+    not at all.
 author:
   - cephops maintainers (@cephops)
 positional: host, classes, started, finished, settings
@@ -33,7 +36,7 @@ options:
     type: str
     required: true
   classes:
-    description: The disk class (V(flash) or V(hdd)) of each probe job, in the order the jobs were started.
+    description: The class of thresholds (V(flash), V(hdd), V(db), V(wal)) of each probe job, in the order the jobs were started.
     type: list
     elements: str
     required: true
@@ -50,7 +53,7 @@ options:
     elements: dict
     required: true
   settings:
-    description: C(allow_marginal), C(hdd_policy) and C(cephadm_host).
+    description: C(allow_marginal), C(hdd_policy), C(absent_policy) and C(cephadm_host).
     type: dict
     required: true
 """
@@ -65,9 +68,12 @@ EXAMPLES = r"""
 RETURN = r"""
 _value:
   description: C(host), C(status) (V(ok) or V(error)), C(errors), C(disks) (each candidate
-    with class, verdict, reasons, IOPS, p99, cached, C(approved) true, false or null while
-    pending), the device lists C(approved), C(blocked), C(pending), C(devices) (what
-    C(devices) becomes under the exclude policy), C(blocked_not_droppable), and C(passed).
+    with class, verdict, reasons, IOPS, p99, cached, C(decision) V(approved), V(blocked),
+    V(pending) or V(absent), and C(approved) true, false or null), the device lists
+    C(approved), C(blocked), C(pending), C(absent), C(handover) (the ceph-ansible variables
+    ceph-osd receives under the exclude policy, C(lvm_volumes) as indexes of the entries that
+    stay), C(dropped) (why approved disks or entries were dropped with others), C(devices)
+    (C(handover.devices)) and C(passed).
   type: dict
 """
 

@@ -17,9 +17,11 @@ description:
     listed as not passed.
   - V(json) is the whole document; V(junit) has one test suite per host and one test case per
     disk, blocked disks failing; V(markdown) one table; V(html) a page with an inline SVG chart
-    per host (sync IOPS against the thresholds and reference drives from the published articles behind the defaults);
-    V(cephadm_spec) one OSD service spec per host with approved disks (C(data_devices),
-    C(db_devices), C(wal_devices) paths); V(table) the plain-text tables.
+    per host (sync IOPS against the thresholds and reference drives from the published articles
+    behind the defaults);
+    V(cephadm_spec) OSD service specs of the hosts that passed (under the exclude policy, of
+    the disks handed to ceph-osd), laid out as gated (C(data_devices), C(db_devices),
+    C(wal_devices) paths, by-id or WWN links); V(table) the plain-text tables.
   - Everything taken from hardware (models, serials, device names) is escaped for the format.
 author:
   - cephops maintainers (@cephops)

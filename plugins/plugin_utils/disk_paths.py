@@ -28,3 +28,16 @@ def resolve(disks, names):
     no disk has stays as given, as a /dev path, so that the module it reaches reports it."""
     index = by_name(disks)
     return [index[dev_path(name)]["path"] if dev_path(name) in index else dev_path(name) for name in names]
+
+
+BY_ID = "/dev/disk/by-id/"
+
+
+def stable_path(given, links, device):
+    """The name a disk keeps across reboots and controller changes: the by-id link the user
+    gave, else its WWN link, else another by-id link, else its device node."""
+    for names, prefix in ((given, BY_ID), (links, BY_ID + "wwn-"), (links, BY_ID)):
+        found = [name for name in names if name.startswith(prefix)]
+        if found:
+            return found[0]
+    return device

@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_candidates import DROPPABLE_SOURCES
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_handover import handover
 
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
 
@@ -33,7 +33,15 @@ def passes(verdict, allow_marginal):
     """True, False, or None while undecided (check mode plans a probe without a verdict)."""
     if verdict is None:
         return None
-    return verdict in ("suitable", "skipped") or (verdict == "marginal" and bool(allow_marginal))
+    return verdict in ("suitable", "skipped", "not_probed") or (verdict == "marginal" and bool(allow_marginal))
+
+
+def decide(verdict, allow_marginal, absent_policy):
+    """approved, blocked, pending (check mode), or absent: a disk not present is skipped, as
+    ceph-ansible skips it, unless ``absent_policy`` is block."""
+    if verdict == "absent":
+        return "blocked" if absent_policy == "block" else "absent"
+    return {True: "approved", False: "blocked", None: "pending"}[passes(verdict, allow_marginal)]
 
 
 def job_outcomes(classes, started, finished):
@@ -67,51 +75,59 @@ def job_outcomes(classes, started, finished):
     return outcomes
 
 
-def _disk_entry(candidate, group, result, allow_marginal):
+def _disk_entry(candidate, result, settings):
     entry = {
         "device": candidate["device"], "given": list(candidate["given"]), "sources": list(candidate["sources"]),
-        "roles": list(candidate["roles"]), "class": group,
-        "name": None, "model": None, "serial": None, "wwn": None, "firmware": None, "size_bytes": None,
+        "slots": [list(slot) for slot in candidate["slots"]], "roles": list(candidate["roles"]),
+        "class": candidate["class"], "presence": candidate["presence"], "links": list(candidate["links"]),
+        "name": None, "model": None, "serial": None, "wwn": candidate["wwn"], "firmware": None, "size_bytes": None,
         "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
         "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
         "cache_age_seconds": None, "plp_hint": None,
     }
     for key in ("name", "model", "serial", "wwn", "firmware", "size_bytes", "transport", "verdict", "reasons",
                 "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached", "cache_age_seconds"):
-        if key in result:
+        if result.get(key) is not None:
             entry[key] = result[key]
     if result.get("rotational") is not None:
         entry["rotational"] = result["rotational"]
     entry["plp_hint"] = (result.get("plp") or {}).get("hint")
-    entry["approved"] = passes(entry["verdict"], allow_marginal)
-    entry["gated"] = entry["verdict"] != "skipped"
+    entry["decision"] = decide(entry["verdict"], settings.get("allow_marginal"), settings.get("absent_policy"))
+    entry["approved"] = {"approved": True, "blocked": False}.get(entry["decision"])
+    entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")
     return entry
 
 
+def _result(candidate, outcomes, by_device, settings):
+    """What decides a candidate: not probed, absent, skipped (HDD skip), or its probe job's result."""
+    if not candidate["probe"]:
+        return {"verdict": "absent" if candidate["presence"] == "absent" else "not_probed",
+                "reasons": list(candidate["reasons"])}
+    group = candidate["class"]
+    if group == "hdd" and settings.get("hdd_policy") == "skip":
+        return {"verdict": "skipped", "reasons": ["rotational disk: not gated (disk_gate_hdd_policy skip)"]}
+    if "error" in outcomes.get(group, {}):
+        return {"verdict": "error", "reasons": [outcomes[group]["error"]]}
+    return by_device.get(candidate["device"]) or {
+        "verdict": "error", "reasons": ["the probe returned no result for this disk"]}
+
+
 def host_record(host, candidates, classes, started, finished, settings):
-    """One host's decision: every candidate with its verdict and whether it is approved.
+    """One host's decision: every candidate with its verdict and decision.
 
     ``classes``, ``started`` and ``finished`` describe the probe jobs (see job_outcomes).
-    ``settings``: ``policy``, ``allow_marginal``, ``hdd_policy`` (probe or skip) and
-    ``cephadm_host`` (the host's name in the orchestrator). A disk whose probe errored or
-    gave no result is never approved.
+    ``settings``: ``allow_marginal``, ``hdd_policy`` (probe or skip), ``absent_policy``
+    (skip or block) and ``cephadm_host`` (the host's name in the orchestrator). A disk whose
+    probe errored or gave no result is never approved.
     """
     outcomes = job_outcomes(classes, started, finished)
     by_device = {}
     for outcome in outcomes.values():
         for result in outcome.get("results", []):
             by_device.setdefault(result.get("device"), result)
-    disks, errors = [], sorted(set(o["error"] for o in outcomes.values() if "error" in o))
-    for candidate in candidates:
-        group = candidate["gate_class"]
-        if group == "hdd" and settings.get("hdd_policy") == "skip":
-            result = {"verdict": "skipped", "reasons": ["rotational disk: not gated (disk_gate_hdd_policy skip)"]}
-        elif "error" in outcomes.get(group, {}):
-            result = {"verdict": "error", "reasons": [outcomes[group]["error"]]}
-        else:
-            result = by_device.get(candidate["device"]) or {
-                "verdict": "error", "reasons": ["the probe returned no result for this disk"]}
-        disks.append(_disk_entry(candidate, group, result, settings.get("allow_marginal")))
+    errors = sorted(set(o["error"] for o in outcomes.values() if "error" in o))
+    disks = [_disk_entry(candidate, _result(candidate, outcomes, by_device, settings), settings)
+             for candidate in candidates]
     chosen_by = []
     for candidate in candidates:
         chosen_by += [source for source in candidate["sources"] if source not in chosen_by]
@@ -122,14 +138,11 @@ def host_record(host, candidates, classes, started, finished, settings):
 
 def _summarise(record):
     disks = record["disks"]
-    record["approved"] = [d["device"] for d in disks if d["approved"]]
-    record["blocked"] = [d["device"] for d in disks if d["approved"] is False]
-    record["pending"] = [d["device"] for d in disks if d["approved"] is None]
-    # What `devices` becomes under the exclude policy: the approved data disks, in order.
-    record["devices"] = [d["device"] for d in disks if d["approved"] and "data" in d["roles"]
-                         and set(d["sources"]) <= set(DROPPABLE_SOURCES)]
-    record["blocked_not_droppable"] = [d["device"] for d in disks if d["approved"] is False
-                                       and not set(d["sources"]) <= set(DROPPABLE_SOURCES)]
+    for decision in ("approved", "blocked", "pending", "absent"):
+        record[decision] = [d["device"] for d in disks if d["decision"] == decision]
+    # What ceph-osd receives under the exclude policy, and what it loses on the way.
+    record["handover"], record["dropped"] = handover(disks)
+    record["devices"] = record["handover"].get("devices", [])
     record["passed"] = record["status"] == "ok" and not record["blocked"] and not record["pending"]
     return record
 
@@ -154,9 +167,10 @@ def fleet_document(hosts, records, settings, generated_at=None):
             "hosts_passed": sum(1 for e in entries if e["passed"]),
             "hosts_without_result": sum(1 for e in entries if e["status"] == "no_result"),
             "disks": len(disks),
-            "approved": sum(1 for d in disks if d["approved"]),
-            "blocked": sum(1 for d in disks if d["approved"] is False),
-            "pending": sum(1 for d in disks if d["approved"] is None),
+            "approved": sum(1 for d in disks if d["decision"] == "approved"),
+            "blocked": sum(1 for d in disks if d["decision"] == "blocked"),
+            "pending": sum(1 for d in disks if d["decision"] == "pending"),
+            "absent": sum(1 for d in disks if d["decision"] == "absent"),
             "cached": sum(1 for d in disks if d["cached"]),
         },
         "hosts": entries,

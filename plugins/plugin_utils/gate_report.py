@@ -23,11 +23,13 @@ from html import escape
 import yaml
 from jinja2 import Environment, StrictUndefined
 
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import stable_path
+
 # --------------------------------------------------------------------------- shared formatting
 
 
 def _approval(disk):
-    return {True: "approved", False: "blocked", None: "pending"}[disk["approved"]]
+    return disk["decision"]
 
 
 def _iops(value):
@@ -186,7 +188,7 @@ MARKDOWN = _ENV.from_string("""\
 
 Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ summary.hosts }} hosts passed; \
 {{ summary.approved }} of {{ summary.disks }} disks approved, {{ summary.blocked }} blocked, \
-{{ summary.pending }} pending, {{ summary.cached }} from cache.
+{{ summary.pending }} pending, {{ summary.absent }} absent, {{ summary.cached }} from cache.
 
 {% for entry in document.hosts %}
 - Disks of {{ entry.host | md }} chosen by {{ entry | chosen_by | md }}.
@@ -297,11 +299,12 @@ HTML = _ENV.from_string("""\
 <html lang="en"><head><meta charset="utf-8"><title>Disk gate report</title>
 <style>body{font-family:sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0 1.5em}\
 td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;text-align:left}\
-.approved{color:#2e7d32}.blocked{color:#c62828;font-weight:bold}.pending{color:#777}</style></head><body>
+.approved{color:#2e7d32}.blocked{color:#c62828;font-weight:bold}.pending,.absent{color:#777}</style></head><body>
 <h1>Disk gate report</h1>
 <p>Generated {{ document.generated_at | h }}. Policy {{ settings.get('policy') | h }}. \
 {{ summary.hosts_passed }} of {{ summary.hosts }} hosts passed; {{ summary.approved }} of {{ summary.disks }} disks \
-approved, {{ summary.blocked }} blocked, {{ summary.pending }} pending, {{ summary.cached }} from cache.</p>
+approved, {{ summary.blocked }} blocked, {{ summary.pending }} pending, {{ summary.absent }} absent, \
+{{ summary.cached }} from cache.</p>
 <p>Bars: sync write IOPS of each disk on a log scale, green suitable, yellow marginal, red unsuitable. \
 Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow marginal) and the reference drives \
 (grey, numbered):</p><ul>
@@ -339,36 +342,61 @@ def to_html(document):
 
 # --------------------------------------------------------------------------- cephadm
 
-def _service_id(prefix, host):
-    return re.sub(r"[^A-Za-z0-9_-]", "_", "%s_%s" % (prefix, host))
+def _service_id(*parts):
+    """Ceph takes only [a-zA-Z0-9_.-] in a service id (ServiceSpec.validate)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", "-".join(_text(part) for part in parts))
 
 
 # yaml.safe_dump_all with libyaml's emitter where PyYAML has it: the same text, 30 times faster.
 _YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+SPEC_PARTS = (("data", "data_devices"), ("db", "db_devices"), ("wal", "wal_devices"))
+
+
+def _osd_spec(service_id, host, paths):
+    return {"service_type": "osd", "service_id": service_id, "placement": {"hosts": [_text(host)]},
+            "spec": dict((key, {"paths": paths[part]}) for part, key in SPEC_PARTS if paths.get(part))}
+
+
+def _host_specs(prefix, entry, notes):
+    """The specs of one host's handed-over disks, named by stable paths: one for the disks of
+    ceph-volume's batch (devices, dedicated_devices, bluestore_wal_devices), one per
+    lvm_volumes entry; an entry with an LV or a partition, which a drive group cannot name,
+    is left out with a note."""
+    disks = dict((d["device"], d) for d in entry["disks"])
+    stable = dict((device, _text(stable_path(d["given"], d["links"], device))) for device, d in disks.items())
+    handover = entry["handover"]
+    batch = {"data": handover.get("devices", []), "db": handover.get("dedicated_devices", []),
+             "wal": handover.get("bluestore_wal_devices", [])}
+    specs = []
+    if batch["data"]:
+        specs.append(_osd_spec(_service_id(prefix, entry["host"]), entry["cephadm_host"],
+                               dict((part, [stable[d] for d in devices]) for part, devices in batch.items())))
+    for index in handover.get("lvm_volumes", []):
+        parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == ["lvm_volumes", index]]
+        if any(d["verdict"] == "not_probed" for _part, d in parts):
+            notes.append("%s: lvm_volumes entry %d left out: it names an LV or a partition" % (entry["host"], index))
+            continue
+        specs.append(_osd_spec(_service_id(prefix, entry["host"], "lvm", index), entry["cephadm_host"],
+                               dict((part, [stable[d["device"]]]) for part, d in parts)))
+    return specs
 
 
 def to_cephadm_spec(document):
-    """One OSD service spec per host with approved disks (paths differ per host): approved
-    data disks under data_devices, approved DB and WAL disks under db_devices and
-    wal_devices; the service id is the settings' ``cephadm_service_id`` and the host's name."""
-    service_id = (document.get("settings") or {}).get("cephadm_service_id") or "gated"
-    specs = []
+    """OSD service specs of the disks the gate lets through, per host (paths differ per
+    host), laid out as they were gated. Under the exclude policy every host's handed-over
+    disks; under block and warn only hosts that passed. Service ids start with the settings'
+    ``cephadm_service_id``."""
+    settings = document.get("settings") or {}
+    prefix = settings.get("cephadm_service_id") or "gated"
+    specs, notes = [], []
     for entry in document["hosts"]:
-        paths = {}
-        for disk in entry["disks"]:
-            if disk["approved"]:
-                for role in disk["roles"]:
-                    paths.setdefault(role, []).append(_text(disk["device"]))
-        if not paths.get("data"):
-            continue
-        specs.append({"service_type": "osd", "service_id": _service_id(service_id, entry["host"]),
-                      "placement": {"hosts": [_text(entry["cephadm_host"])]},
-                      "spec": dict(("%s_devices" % role, {"paths": paths[role]})
-                                   for role in ("data", "db", "wal") if paths.get(role))})
+        if entry["passed"] or (settings.get("policy") == "exclude" and entry["status"] != "no_result"):
+            specs += _host_specs(prefix, entry, notes)
+    head = "".join("# %s\n" % _text(note).replace("\n", " ") for note in notes)
     if not specs:
-        return "# no host has an approved data disk\n"
-    return yaml.dump_all(specs, Dumper=_YAML_DUMPER, explicit_start=True, sort_keys=False, default_flow_style=False,
-                         allow_unicode=True)
+        return head + "# no host has disks the gate lets through\n"
+    return head + yaml.dump_all(specs, Dumper=_YAML_DUMPER, explicit_start=True, sort_keys=False,
+                                default_flow_style=False, allow_unicode=True)
 
 
 BUILDERS = {

@@ -128,9 +128,9 @@ def test_exclude_keeps_only_approved_disks_in_devices_and_refuses_a_used_disk(lo
     assert (run.disk(blank.path)["verdict"], run.disk(blank.path)["approved"]) == ("suitable", True)
     assert (run.disk(used.path)["verdict"], run.disk(used.path)["approved"]) == ("refused", False)
     assert used.checksum() == before
-    assert "left out of devices" in run.task("Report the disks left out")["msg"]
+    assert run.task("Report the disks left out")["msg"] == "disk gate: %s not approved on localhost; left out." % used.path
     specs = list(yaml.safe_load_all(gate.report("disk_gate.cephadm.yml")))
-    assert specs == [{"service_type": "osd", "service_id": "gated_localhost", "placement": {"hosts": ["localhost"]},
+    assert specs == [{"service_type": "osd", "service_id": "gated-localhost", "placement": {"hosts": ["localhost"]},
                       "spec": {"data_devices": {"paths": [blank.path]}}}]
     junit = ET.fromstring(gate.report("disk_gate.junit.xml").encode("utf-8"))
     assert [c.find("failure") is not None for c in junit.iter("testcase")] == [False, True]
@@ -269,13 +269,15 @@ def test_overwrite_data_may_only_name_a_candidate(loop_disks, gate):
     assert "Start the sync-write probe" not in run.tasks
 
 
-def test_a_name_no_disk_of_the_inventory_has_is_probed_as_given_and_reported_missing(loop_disks, gate):
+def test_a_name_no_disk_of_the_host_has_is_absent_and_skipped_unless_absence_blocks(loop_disks, gate):
     disk = loop_disks()
     missing = "/dev/cephops-no-such-disk"
-    run = gate.play([disk], disk_gate_devices=[disk.path, missing], disk_gate_policy="warn")
+    run = gate.play([disk], disk_gate_devices=[disk.path, missing])
     assert run.rc == 0, run.failures
     assert (run.disk(disk.path)["verdict"], run.disk(disk.path)["class"]) == ("suitable", "hdd")
     found = run.disk(missing)
-    assert (found["verdict"], found["reasons"], found["approved"]) == (
-        "refused", ["%s: no such device" % missing], False)
-    assert found["class"] == "flash"  # unknown to the inventory: the stricter thresholds
+    assert (found["verdict"], found["decision"], found["reasons"]) == (
+        "absent", "absent", ["no disk of the host has this name (not present)"])
+    assert run.record["handover"] == {"devices": [disk.path]}
+    blocked = gate.play([disk], disk_gate_devices=[disk.path, missing], disk_gate_absent_policy="block")
+    assert blocked.rc != 0 and blocked.record["blocked"] == [missing]

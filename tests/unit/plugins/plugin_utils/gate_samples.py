@@ -11,9 +11,15 @@ SETTINGS = {"policy": "block", "allow_marginal": False, "hdd_policy": "probe", "
 HOSTILE = '<script>alert("x")</script> & "Evo" \x01|pipe'
 
 
-def candidate(device, rotational=False, sources=("devices",), roles=("data",)):
-    return {"device": device, "given": [device], "sources": list(sources), "roles": list(roles),
-            "rotational": rotational, "gate_class": "hdd" if rotational else "flash"}
+def candidate(device, rotational=False, sources=("devices",), roles=("data",), index=0, links=(), **changes):
+    """A candidate as gate_candidates gives it; ``index`` is its entry in each source."""
+    found = {"device": device, "given": [device], "sources": list(sources), "roles": list(roles),
+             "slots": [[source, index, role] for source, role in zip(sources, roles)],
+             "probe": True, "presence": "present", "reasons": [], "links": [device] + list(links), "wwn": None,
+             "rotational": rotational, "gate_class": "hdd" if rotational else "flash",
+             "class": "hdd" if rotational else "flash"}
+    found.update(changes)
+    return found
 
 
 def result(device, verdict, iops=None, model="INTEL SSDSC2BB016T4", **extra):

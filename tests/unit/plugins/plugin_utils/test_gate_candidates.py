@@ -37,15 +37,50 @@ def test_devices_dedicated_and_wal_devices_in_ceph_ansible_order():
     assert [c["gate_class"] for c in found] == ["flash", "flash", "flash", "hdd"]
 
 
-def test_lvm_volumes_give_only_raw_device_data():
+def test_lvm_volumes_raw_data_db_and_wal_are_probed_lvs_and_partitions_are_not():
     lvm_volumes = [
         {"data": "/dev/sdb"},  # raw device: ceph-volume creates the LV
         {"data": "data-lv1", "data_vg": "data-vg1"},  # an LV that exists already
-        {"data": "/dev/sdc", "db": "db-lv1", "db_vg": "db-vg1"},
-        {"data": "data-lv2", "data_vg": "vg2", "db": "/dev/nvme0n1p1"},
+        {"data": "/dev/sdc", "db": "db-lv1", "db_vg": "db-vg1", "wal": "/dev/nvme0n1"},
+        {"data": "data-lv2", "data_vg": "vg2", "db": "/dev/sda1"},
     ]
     found = gate_candidates.candidates(INVENTORY, {"lvm_volumes": lvm_volumes})
-    assert devices_of(found) == [("/dev/sdb", ["lvm_volumes"], ["data"]), ("/dev/sdc", ["lvm_volumes"], ["data"])]
+    assert [(c["device"], c["roles"], c["slots"], c["probe"]) for c in found] == [
+        ("/dev/sdb", ["data"], [["lvm_volumes", 0, "data"]], True),
+        ("data-vg1/data-lv1", ["data"], [["lvm_volumes", 1, "data"]], False),
+        ("/dev/sdc", ["data"], [["lvm_volumes", 2, "data"]], True),
+        ("db-vg1/db-lv1", ["db"], [["lvm_volumes", 2, "db"]], False),
+        ("/dev/nvme0n1", ["wal"], [["lvm_volumes", 2, "wal"]], True),
+        ("vg2/data-lv2", ["data"], [["lvm_volumes", 3, "data"]], False),
+        ("/dev/sda1", ["db"], [["lvm_volumes", 3, "db"]], False)]
+    assert found[1]["reasons"] == ["an LV (data-vg1/data-lv1), not a disk the probe may write: not probed"]
+    assert found[6]["reasons"] == ["a partition of /dev/sda; the probe writes only whole disks: not probed"]
+    assert {c["presence"] for c in found} == {"present"}
+
+
+def test_a_name_no_disk_has_is_absent_and_not_probed():
+    found = gate_candidates.candidates(INVENTORY, {"devices": ["/dev/sdz", "/dev/sdb"]})
+    assert [(c["device"], c["presence"], c["probe"], c["reasons"]) for c in found] == [
+        ("/dev/sdz", "absent", False, ["no disk of the host has this name (not present)"]),
+        ("/dev/sdb", "present", True, [])]
+
+
+def test_db_and_wal_disks_get_their_own_class_only_with_thresholds_of_their_own():
+    variables = {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"], "bluestore_wal_devices": ["/dev/sdd"]}
+    assert [c["class"] for c in gate_candidates.candidates(INVENTORY, variables)] == ["flash", "flash", "hdd"]
+    assert [c["class"] for c in gate_candidates.candidates(INVENTORY, variables, None, ["db", "wal"])] == [
+        "flash", "db", "wal"]
+
+
+def test_auto_discovery_leaves_out_what_ceph_facts_leaves_out():
+    # ceph-facts compares the names as given: with auto-discovery it resolves no link.
+    lvm_volumes = [{"data": "/dev/nvme0n1"}, {"data": "/dev/sdd", "db": "x", "db_vg": "vg"}]
+    found = gate_candidates.candidates(INVENTORY, {"osd_auto_discovery": True, "dedicated_devices": ["/dev/sdc"],
+                                                   "bluestore_wal_devices": ["/dev/disk/by-id/wwn-0x5002538e40a1b2c3"],
+                                                   "lvm_volumes": lvm_volumes})
+    discovered = [c["device"] for c in found if "osd_auto_discovery" in c["sources"]]
+    # sdc is a DB device and nvme0n1 and sdd lvm_volumes data; sdb, named by a link, is not left out.
+    assert discovered == ["/dev/sdb"]
 
 
 def test_auto_discovery_takes_blank_whole_disks_and_honours_the_default_exclude():
@@ -71,9 +106,11 @@ def test_by_id_links_resolve_and_a_disk_named_twice_is_probed_once():
     link = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
     found = gate_candidates.candidates(INVENTORY, {"devices": [link, "/dev/sdc"], "dedicated_devices": ["/dev/sdb"],
                                                    "osd_auto_discovery": True})
-    assert found[0] == {"device": "/dev/sdb", "given": [link, "/dev/sdb"],
-                        "sources": ["devices", "dedicated_devices", "osd_auto_discovery"], "roles": ["data", "db"],
-                        "rotational": False, "gate_class": "flash"}
+    assert dict((key, found[0][key]) for key in ("device", "given", "sources", "slots", "roles", "gate_class")) == {
+        "device": "/dev/sdb", "given": [link, "/dev/sdb"], "sources": ["devices", "dedicated_devices"],
+        "slots": [["devices", 0, "data"], ["dedicated_devices", 0, "db"]], "roles": ["data", "db"], "gate_class": "flash"}
+    assert found[0]["links"] == INVENTORY[1]["links"]
+    # /dev/sdb is a DB device as given, so auto-discovery leaves it out, as ceph-facts does.
     assert [c["device"] for c in found] == ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/nvme0n1"]
 
 

@@ -76,15 +76,68 @@ def test_check_mode_plan_is_pending_not_approved():
     assert (found["pending"], found["approved"], found["blocked"], found["passed"]) == (["/dev/sdb"], [], [], False)
 
 
-def test_exclude_may_drop_only_data_devices():
-    candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/nvme0n1", sources=["dedicated_devices"],
-                                                                          roles=["db"]),
-                  candidate("/dev/sdd", sources=["lvm_volumes"])]
-    found = record(candidates, {"flash": finished_ok(
-        result("/dev/sdb", "suitable", 9000.0), result("/dev/sdc", "unsuitable", 500.0),
-        result("/dev/nvme0n1", "unsuitable", 600.0), result("/dev/sdd", "suitable", 9000.0))})
-    assert found["devices"] == ["/dev/sdb"]
-    assert found["blocked_not_droppable"] == ["/dev/nvme0n1"]
+def test_a_slow_raw_wal_of_lvm_volumes_blocks_and_its_entry_is_not_handed_over():
+    candidates = [candidate("/dev/sdb", sources=["lvm_volumes"]),
+                  candidate("/dev/nvme0n1", sources=["lvm_volumes"], roles=["wal"]),
+                  candidate("/dev/sdc", sources=["lvm_volumes"], index=1),
+                  candidate("vg/db", sources=["lvm_volumes"], roles=["db"], index=1, probe=False,
+                            reasons=["an LV (vg/db), not a disk the probe may write: not probed"])]
+    found = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0),
+                                                     result("/dev/nvme0n1", "unsuitable", 46.0),
+                                                     result("/dev/sdc", "suitable", 9000.0))})
+    assert (found["blocked"], found["passed"]) == (["/dev/nvme0n1"], False)
+    lv = found["disks"][3]
+    assert (lv["verdict"], lv["decision"], lv["gated"]) == ("not_probed", "approved", False)
+    assert found["handover"] == {"lvm_volumes": [1]}
+    assert found["dropped"] == ["lvm_volumes entry 0: wal /dev/nvme0n1 not approved"]
+
+
+def test_absent_disks_are_skipped_unless_absence_blocks():
+    candidates = [candidate("/dev/sdb"), candidate("/dev/sdz", index=1, probe=False, presence="absent",
+                                                   reasons=["no disk of the host has this name (not present)"])]
+    probe = {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0))}
+    skipped = record(candidates, probe)
+    assert (skipped["absent"], skipped["blocked"], skipped["passed"], skipped["handover"]) == (
+        ["/dev/sdz"], [], True, {"devices": ["/dev/sdb"]})
+    assert skipped["disks"][1]["verdict"] == "absent" and skipped["disks"][1]["approved"] is None
+    blocked = record(candidates, probe, absent_policy="block")
+    assert (blocked["absent"], blocked["blocked"], blocked["passed"]) == ([], ["/dev/sdz"], False)
+
+
+def batch(db_verdicts, data_verdicts=("suitable", "suitable")):
+    """A batch host: devices sdb, sdc and dedicated_devices nvme0n1... with these verdicts."""
+    data = ["/dev/sd" + "bc"[i] for i in range(len(data_verdicts))]
+    dbs = ["/dev/nvme%dn1" % i for i in range(len(db_verdicts))]
+    candidates = ([candidate(d, index=i) for i, d in enumerate(data)]
+                  + [candidate(d, sources=["dedicated_devices"], roles=["db"], index=i) for i, d in enumerate(dbs)])
+    return record(candidates, {"flash": finished_ok(*[result(d, v, 9000.0) for d, v in zip(data + dbs, list(data_verdicts)
+                                                                                           + list(db_verdicts))])})
+
+
+def test_exclude_drops_a_data_disk_with_the_db_disk_it_pairs_with():
+    found = batch(["suitable", "unsuitable"])
+    assert found["handover"] == {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"]}
+    assert found["dropped"] == ["/dev/sdc: its DB disk /dev/nvme1n1 is not approved"]
+    found = batch(["suitable", "suitable"], ["unsuitable", "suitable"])
+    assert found["handover"] == {"devices": ["/dev/sdc"], "dedicated_devices": ["/dev/nvme1n1"]}
+    assert found["dropped"] == ["/dev/nvme0n1: the data disk it pairs with, /dev/sdb, is not handed over"]
+
+
+def test_exclude_drops_every_data_disk_of_a_shared_db_disk_not_approved():
+    found = batch(["unsuitable"])
+    assert found["handover"] == {"devices": [], "dedicated_devices": []}
+    assert found["dropped"] == ["/dev/sdb: DB disk /dev/nvme0n1, shared by every data disk, is not approved",
+                                "/dev/sdc: DB disk /dev/nvme0n1, shared by every data disk, is not approved"]
+    kept = batch(["suitable"], ["suitable", "unsuitable"])
+    assert kept["handover"] == {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"]}
+
+
+def test_db_thresholds_of_their_own_come_from_their_own_job():
+    candidates = [candidate("/dev/sdb"), candidate("/dev/nvme0n1", sources=["dedicated_devices"], roles=["db"],
+                                                   **{"class": "db"})]
+    found = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0)),
+                                "db": finished_ok(result("/dev/nvme0n1", "unsuitable", 9000.0))})
+    assert [(d["class"], d["verdict"]) for d in found["disks"]] == [("flash", "suitable"), ("db", "unsuitable")]
 
 
 def test_host_without_record_is_listed_as_not_passed():
@@ -93,7 +146,7 @@ def test_host_without_record_is_listed_as_not_passed():
     assert (lost["host"], lost["status"], lost["passed"]) == ("osd<2>", "no_result", False)
     assert lost["errors"] == [gate_decision.NO_RESULT]
     assert document["summary"] == {"hosts": 2, "hosts_passed": 0, "hosts_without_result": 1, "disks": 3,
-                                   "approved": 2, "blocked": 1, "pending": 0, "cached": 1}
+                                   "approved": 2, "blocked": 1, "pending": 0, "absent": 0, "cached": 1}
 
 
 def test_the_record_says_which_rule_chose_the_disks():

@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
+import ceph_spec
 from gate_samples import HOSTILE, SETTINGS, candidate, finished_ok, fleet, record, result
 
 
@@ -153,23 +154,69 @@ def test_markdown_rows_parse_back_to_ten_cells():
     assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
 
 
-def test_cephadm_spec_lists_approved_disks_per_host():
-    documents = list(yaml.safe_load_all(gate_report.to_cephadm_spec(fleet())))
-    assert documents == [{
-        "service_type": "osd", "service_id": "gated_osd1", "placement": {"hosts": ["osd1"]},
-        "spec": {"data_devices": {"paths": ["/dev/sdb"]}, "db_devices": {"paths": ["/dev/nvme0n1"]}},
-    }]
+WWN = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
+BY_ID = "/dev/disk/by-id/ata-INTEL_SSDSC2BB016T4_BTWL0001"
+
+
+def gated_host(host, verdicts, **settings):
+    """A host with devices sdb (WWN link) and sdc (given by its by-id link), dedicated_devices
+    nvme0n1 and nvme1n1 (no link), and an lvm_volumes entry of a raw data disk sdd (by-id
+    link) with a raw WAL nvme2n1 and an entry with an LV."""
+    candidates = [candidate("/dev/sdb", links=[WWN, BY_ID]), candidate("/dev/sdc", index=1, given=[BY_ID + "2"],
+                                                                       links=[BY_ID + "2"]),
+                  candidate("/dev/nvme0n1", sources=["dedicated_devices"], roles=["db"]),
+                  candidate("/dev/nvme1n1", sources=["dedicated_devices"], roles=["db"], index=1),
+                  candidate("/dev/sdd", sources=["lvm_volumes"], links=[BY_ID + "3"]),
+                  candidate("/dev/nvme2n1", sources=["lvm_volumes"], roles=["wal"]),
+                  candidate("vg/lv", sources=["lvm_volumes"], index=1, probe=False, reasons=["an LV"])]
+    probed = [c["device"] for c in candidates if c["probe"]]
+    return record(candidates, {"flash": finished_ok(*[result(d, verdicts.get(d, "suitable"), 9000.0) for d in probed])},
+                  host=host, **settings)
+
+
+def specs_of(records, policy="block"):
+    document = gate_decision.fleet_document([r["host"] for r in records], records,
+                                            dict(SETTINGS, policy=policy), "2026-01-01T00:00:00Z")
+    text = gate_report.to_cephadm_spec(document)
+    return text, [doc for doc in yaml.safe_load_all(text) if doc]
+
+
+def test_cephadm_spec_lists_only_hosts_that_passed_with_the_gated_layout_and_stable_paths():
+    text, specs = specs_of([gated_host("osd-07", {}), gated_host("osd-08", {"/dev/nvme2n1": "unsuitable"})])
+    assert specs == [
+        {"service_type": "osd", "service_id": "gated-osd-07", "placement": {"hosts": ["osd-07"]},
+         "spec": {"data_devices": {"paths": [WWN, BY_ID + "2"]}, "db_devices": {"paths": ["/dev/nvme0n1", "/dev/nvme1n1"]}}},
+        {"service_type": "osd", "service_id": "gated-osd-07-lvm-0", "placement": {"hosts": ["osd-07"]},
+         "spec": {"data_devices": {"paths": [BY_ID + "3"]}, "wal_devices": {"paths": ["/dev/nvme2n1"]}}},
+    ]
+    assert text.startswith("# osd-07: lvm_volumes entry 1 left out: it names an LV or a partition\n")
+    assert [name for _kind, name in ceph_spec.validate(text)] == ["osd.gated-osd-07", "osd.gated-osd-07-lvm-0"]
+
+
+def test_cephadm_spec_under_exclude_lists_the_disks_handed_over():
+    text, specs = specs_of([gated_host("osd-07", {"/dev/nvme1n1": "unsuitable", "/dev/nvme2n1": "unsuitable"})],
+                           policy="exclude")
+    assert [(s["service_id"], s["spec"]) for s in specs] == [
+        ("gated-osd-07", {"data_devices": {"paths": [WWN]}, "db_devices": {"paths": ["/dev/nvme0n1"]}})]
+    ceph_spec.validate(text)
+
+
+def test_cephadm_service_ids_are_valid_for_ceph():
+    record = gated_host("osd-07.example.com", {})
+    document = gate_decision.fleet_document(["osd-07.example.com"], [record], dict(SETTINGS, cephadm_service_id="gated osd/"))
+    text = gate_report.to_cephadm_spec(document)
+    assert [s["service_id"] for s in yaml.safe_load_all(text)] == ["gated-osd--osd-07.example.com",
+                                                                   "gated-osd--osd-07.example.com-lvm-0"]
+    ceph_spec.validate(text)
 
 
 def test_cephadm_spec_keeps_every_string_a_string():
-    text, document = hostile_fleet()
-    specs = list(yaml.safe_load_all(gate_report.to_cephadm_spec(document)))
-    assert [spec["placement"]["hosts"] for spec in specs] == [[shown(text)]]
-    assert specs[0]["spec"] == {"data_devices": {"paths": ["/dev/sdb"]}}
-    approved = fleet()["hosts"][0]
-    for host in ("yes", "1e3", "null", "- x", "a: b", "#1"):
+    text = hostile_fleet()[0]
+    approved = gated_host("osd1", {})
+    for host in ("yes", "1e3", "null", "- x", "a: b", "#1", text):
         document = gate_decision.fleet_document([host], [dict(approved, host=host, cephadm_host=host)], SETTINGS)
-        assert yaml.safe_load(gate_report.to_cephadm_spec(document))["placement"]["hosts"] == [host]
+        specs = list(yaml.safe_load_all(gate_report.to_cephadm_spec(document)))
+        assert [spec["placement"]["hosts"] for spec in specs] == [[shown(host)]] * 2
 
 
 def test_cephadm_spec_without_approved_disks_is_empty():
