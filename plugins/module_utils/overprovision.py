@@ -276,8 +276,8 @@ def run(module, method):
             continue
         record["disks"].pop(key, None)
         if not params["restore"]:
-            record["disks"][blockdev.identity_key(new_name)] = method.record_entry(disk, step["plan"], fields,
-                                                                                 step["recorded"])
+            entry = method.record_entry(disk, step["plan"], fields, step["recorded"])
+            record["disks"][blockdev.identity_key(new_name)] = entry
         # After each disk: a later failure must not lose what an earlier disk needs undone.
         records.save(module, params["record"], record)
     module.exit_json(**result)
