@@ -24,6 +24,8 @@ export REPO_ROOT CEPHOPS_CACHE BUILD_DIR
 DEBIAN_PACKAGES=(
   fio hdparm xfsprogs e2fsprogs parted gdisk util-linux lvm2 mdadm nvme-cli sdparm cryptsetup-bin
   python3-venv shellcheck qemu-system-x86 qemu-utils mmdebstrap openssh-client
+  # ceph-volume, which disk_facts' availability is compared with; bookworm ships it in ceph-osd.
+  ceph-osd
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
