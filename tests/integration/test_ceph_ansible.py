@@ -197,10 +197,10 @@ SHAPES = [
 def test_ceph_ansible_osds_play_with_the_gate(loop_disks, tmp_path):
     """Every shape under exclude and block, each on three disks of its own (two fast, one slow)."""
     started = time.monotonic()
-    disks = dict((prefix, [loop_disks() for _ in range(3)]) for prefix, _, _, _ in SHAPES)
+    disks = dict((shape[0], [loop_disks(), loop_disks(), loop_disks()]) for shape in SHAPES)
     paths = dict((prefix, [d.path for d in found]) for prefix, found in disks.items())
     hosts = {}
-    for prefix, _, variables, _ in SHAPES:
+    for prefix, _shape, variables, _expected in SHAPES:
         for policy in ("exclude", "block"):
             hosts["%s-%s" % (prefix, policy)] = dict(variables(*paths[prefix]), disk_gate_policy=policy)
     # A play per policy: exclude probes, block then decides on the same verdicts.
@@ -214,7 +214,7 @@ def test_ceph_ansible_osds_play_with_the_gate(loop_disks, tmp_path):
             os.rmdir("/etc/ceph")
     seconds = time.monotonic() - started
 
-    for prefix, shape, _, expected in SHAPES:
+    for prefix, shape, _variables, expected in SHAPES:
         fast0, fast1, slow = paths[prefix]
         results = dict((policy, outcome(report, "%s-%s" % (prefix, policy))) for policy in ("exclude", "block"))
         TABLES.append(("ceph-ansible osds play, %s (fast0=%s, fast1=%s, slow=%s)" % (shape, fast0, fast1, slow), [
