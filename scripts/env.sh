@@ -4,8 +4,9 @@
 #
 #   Debian packages   installed with apt-get when missing (root only)
 #   Python venv       built from scripts/requirements.txt, cached by its hash
-#   collections       community.general and ansible.posix unpacked from the pinned
-#                     `ansible` wheel on PyPI, cached by its version
+#   collections       community.general, ansible.posix and ansible.utils unpacked from the
+#                     pinned `ansible` wheel on PyPI, cached by its version
+#   core venvs        ansible-core of another minor version, for tests that run with it
 #   .build/           a collections tree in which this checkout is cephops.osd_tuning
 #
 # CEPHOPS_CACHE (default ~/.cache/cephops-osd-tuning) holds what is shared between
@@ -24,7 +25,9 @@ export REPO_ROOT CEPHOPS_CACHE BUILD_DIR
 DEBIAN_PACKAGES=(
   fio hdparm xfsprogs e2fsprogs parted gdisk util-linux lvm2 mdadm nvme-cli sdparm cryptsetup-bin
   python3-venv shellcheck qemu-system-x86 qemu-utils mmdebstrap openssh-client
-  python3-ceph-common
+  # Ceph's own code the tests compare with: its spec validation (python3-ceph-common) and
+  # ceph-volume, which bookworm ships in ceph-osd.
+  python3-ceph-common ceph-osd
 )
 
 log() { printf '==> %s\n' "$*" >&2; }
@@ -60,14 +63,15 @@ ensure_venv() {
 }
 
 ensure_collections() {
-  local vendor="$CEPHOPS_CACHE/collections-ansible-$ANSIBLE_BUNDLE_VERSION"
+  # ansible.utils: ceph-ansible needs it, with community.general and ansible.posix.
+  local names=(community/general ansible/posix ansible/utils)
+  local vendor="$CEPHOPS_CACHE/collections-ansible-$ANSIBLE_BUNDLE_VERSION-${#names[@]}"
   if [ ! -f "$vendor/.complete" ]; then
-    log "unpacking community.general and ansible.posix from ansible $ANSIBLE_BUNDLE_VERSION (first run only)"
+    log "unpacking ${names[*]} from ansible $ANSIBLE_BUNDLE_VERSION (first run only)"
     rm -rf "$vendor" "$vendor.tmp"
     mkdir -p "$vendor.tmp"
     pip download -q --disable-pip-version-check --no-deps -d "$vendor.tmp/wheel" "ansible==$ANSIBLE_BUNDLE_VERSION"
-    python3 "$REPO_ROOT/scripts/unpack_collections.py" "$vendor.tmp"/wheel/*.whl "$vendor.tmp" \
-      community/general ansible/posix
+    python3 "$REPO_ROOT/scripts/unpack_collections.py" "$vendor.tmp"/wheel/*.whl "$vendor.tmp" "${names[@]}"
     rm -rf "$vendor.tmp/wheel"
     touch "$vendor.tmp/.complete"
     mv "$vendor.tmp" "$vendor"
@@ -76,15 +80,39 @@ ensure_collections() {
   mkdir -p "$tree/cephops" "$tree/community" "$tree/ansible"
   ln -sfn "$vendor/ansible_collections/community/general" "$tree/community/general"
   ln -sfn "$vendor/ansible_collections/ansible/posix" "$tree/ansible/posix"
+  ln -sfn "$vendor/ansible_collections/ansible/utils" "$tree/ansible/utils"
   ln -sfn "$REPO_ROOT" "$tree/cephops/osd_tuning"
   export ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR/collections"
   export PYTHONPATH="$BUILD_DIR/collections${PYTHONPATH:+:$PYTHONPATH}"
+}
+
+# ensure_core_venv MINOR [PACKAGE ...]: a venv with ansible-core MINOR.x and PACKAGEs, cached
+# by both; its directory in CORE_VENV. The test playbooks' own venv stays the main one.
+ensure_core_venv() {
+  local minor="$1" key
+  shift
+  key="$(printf '%s\n' "ansible-core==$minor.*" "$@" | sha256sum | cut -c1-12)"
+  CORE_VENV="$CEPHOPS_CACHE/core-$minor-$key"
+  if [ ! -f "$CORE_VENV/.complete" ]; then
+    log "creating the ansible-core $minor virtual environment $CORE_VENV (first run only)"
+    rm -rf "$CORE_VENV"
+    python3 -m venv "$CORE_VENV"
+    "$CORE_VENV/bin/pip" install -q --disable-pip-version-check "ansible-core==$minor.*" "$@"
+    touch "$CORE_VENV/.complete"
+  fi
+}
+
+# ceph-ansible stable-8.0 (tests/integration/test_ceph_ansible.py): its requirements.txt.
+ensure_ceph_ansible_venv() {
+  ensure_core_venv 2.16 netaddr six
+  export CEPH_ANSIBLE_VENV="$CORE_VENV"
 }
 
 mkdir -p "$CEPHOPS_CACHE" "$BUILD_DIR"
 ensure_debian_packages
 ensure_venv
 ensure_collections
+ensure_ceph_ansible_venv
 export ANSIBLE_LOCAL_TEMP="$BUILD_DIR/ansible-tmp"
 export ANSIBLE_NOCOLOR="${ANSIBLE_NOCOLOR:-${CI:+1}}"
 set +euo pipefail

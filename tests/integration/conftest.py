@@ -16,12 +16,19 @@ from loopdisk import attach, detach, run
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Cases of the safety suite (test_safety.py), summarised at the end of the run.
 SAFETY_LOG = []
+# (title, lines) of tables a test made for the reader, printed at the end of the run.
+TABLES = []
 
 
 def pytest_terminal_summary(terminalreporter):
+    write = terminalreporter.write_line
+    for title, lines in TABLES:
+        write("")
+        write(title + ":")
+        for line in lines:
+            write(line.rstrip("\n"))
     if not SAFETY_LOG:
         return
-    write = terminalreporter.write_line
     write("")
     write("safety suite: %d cases, %d with the expected outcome (refusal reason, fallback or cleanup), "
           "data changed on %d disks (must be 0; "
