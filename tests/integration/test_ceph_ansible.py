@@ -189,8 +189,9 @@ SHAPES = [
     ("dedicated", "devices + dedicated_devices", lambda f0, f1, slow: dict(devices=[f0, slow], dedicated_devices=[f1, f1]),
      # ceph-facts makes dedicated_devices unique.
      lambda f0, f1: dict(devices=[f0], dedicated_devices=[f1], osd_auto_discovery=False)),
+    # Exclude keeps an lvm_volumes entry only when every part of it was approved.
     ("lvm", "lvm_volumes, raw data", lambda f0, f1, slow: dict(lvm_volumes=[dict(data=f0), dict(data=slow)]),
-     lambda f0, f1: None),
+     lambda f0, f1: dict(lvm_volumes=[dict(data=f0)], osd_auto_discovery=False)),
 ]
 
 
