@@ -52,12 +52,15 @@ def sysfs_attr(host, disk, attribute):
 
 
 def fsync_write_iops(host, serial):
-    """IOPS of 4 s of synchronous 4k random writes; only ever on blank scratch disks."""
+    """IOPS of 4 s of synchronous 4k random writes; only ever on blank scratch disks.
+
+    fio writes zeros (zero_buffers), so a blank disk stays blank for the tests after this one:
+    its own random buffers would be data without a signature, which every writer refuses."""
     assert serial not in (DATA_SERIAL, RANDOM_SERIAL), "the pre-filled disks must never be written"
     disk = whole_disk_by_serial(host, serial)
     result = host.check_output(
         "fio --name=fsync-probe --filename=%s --ioengine=libaio --direct=1 --fsync=1 "
-        "--bs=4k --iodepth=1 --rw=randwrite --size=256M --runtime=4 --time_based "
+        "--bs=4k --iodepth=1 --rw=randwrite --size=256M --runtime=4 --time_based --zero_buffers "
         "--output-format=json",
         disk,
     )
