@@ -6,14 +6,13 @@ the HDD thresholds alike. The cache and the reports go to tmp_path.
 
 import json
 import os
-import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
 
-from modulerun import json_env
+from modulerun import json_env, run_playbook
 from test_disk_facts import make_gpt_partitions
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
@@ -51,13 +50,8 @@ class Gate:
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())
 
     def play(self, disks, limits=None, check=False, inventory=None, **extra):
-        proc = subprocess.run(capture_output=True, text=True, check=False,
-                              **self.command(disks, limits, check, inventory, **extra))
-        try:
-            report = json.loads(proc.stdout)
-        except ValueError:
-            raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
-        return Run(proc.returncode, report)
+        command = self.command(disks, limits, check, inventory, **extra)
+        return Run(*run_playbook(command["args"], command["env"]))
 
     def report(self, name):
         with open(str(self.report_dir / name)) as handle:
