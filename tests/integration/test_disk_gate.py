@@ -36,21 +36,24 @@ class Gate:
         # The role probes in async jobs; their status files stay with the test.
         self.async_dir = tmp_path / "async"
 
-    def command(self, disks, limits=None, check=False, inventory=None, **extra):
+    def command(self, disks, limits=None, check=False, inventory=None, become=False, home=None, **extra):
         """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate,
-        on this host alone or on the hosts of an inventory file (each with its own connection)."""
+        on this host alone or on the hosts of an inventory file (each with its own connection);
+        ``home`` is the controller's HOME."""
         extra_vars = dict(disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True, disk_gate_runtime=2,
                           disk_gate_plp_runtime=0, disk_gate_poll_interval=1, disk_gate_cache_max_age=0,
-                          disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir))
+                          disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir),
+                          disk_gate_async_dir=str(self.async_dir))
         extra_vars.update(thresholds(limits or EASY))
         extra_vars.update(extra)
-        env = json_env(ANSIBLE_ASYNC_DIR=str(self.async_dir))
+        env = json_env(**(dict(HOME=home) if home else {}))
         hosts = ["--inventory", inventory] if inventory else ["--inventory", "localhost,", "--connection", "local"]
-        argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (["--check"] if check else [])
+        argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), PLAYBOOK] + (
+            ["--check"] if check else []) + (["--become"] if become else [])
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())
 
-    def play(self, disks, limits=None, check=False, inventory=None, **extra):
-        command = self.command(disks, limits, check, inventory, **extra)
+    def play(self, disks, limits=None, check=False, inventory=None, become=False, home=None, **extra):
+        command = self.command(disks, limits, check, inventory, become, home, **extra)
         return Run(*run_playbook(command["args"], command["env"]))
 
     def report(self, name):
@@ -259,3 +262,17 @@ def test_a_name_no_disk_of_the_inventory_has_is_probed_as_given_and_reported_mis
     assert (found["verdict"], found["reasons"], found["approved"]) == (
         "refused", ["%s: no such device" % missing], False)
     assert found["class"] == "flash"  # unknown to the inventory: the stricter thresholds
+
+
+def test_the_probe_jobs_are_found_whatever_home_the_controller_has(loop_disks, gate, tmp_path):
+    # A CI runner with a HOME of its own, local connection and become: the job starts as the
+    # become user while async_status expands its directory elsewhere, unless both use the
+    # role's absolute disk_gate_async_dir.
+    disk = loop_disks()
+    home = tmp_path / "home"
+    home.mkdir()
+    run = gate.play([disk], become=True, home=str(home))
+    assert run.rc == 0, run.failures
+    assert run.disk(disk.path)["verdict"] == "suitable"
+    job = run.task("Wait for the probe")["results"][0]
+    assert os.path.isfile(str(gate.async_dir / job["ansible_job_id"]))
