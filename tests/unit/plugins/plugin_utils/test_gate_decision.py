@@ -76,6 +76,12 @@ def test_check_mode_plan_is_pending_not_approved():
     assert (found["pending"], found["approved"], found["blocked"], found["passed"]) == (["/dev/sdb"], [], [], False)
 
 
+def test_check_mode_plan_comes_from_the_start_task_run_without_async():
+    started = [{"changed": False, "results": [result("/dev/sdb", None)]}]
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], ["flash"], started, [], SETTINGS)
+    assert (found["pending"], found["approved"], found["blocked"]) == (["/dev/sdb"], [], [])
+
+
 def test_exclude_may_drop_only_data_devices():
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/nvme0n1", sources=["dedicated_devices"],
                                                                           roles=["db"]),
