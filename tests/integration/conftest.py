@@ -18,6 +18,11 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 SAFETY_LOG = []
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cores: a playbook test that scripts/test.sh cores also runs on every older "
+                                       "ansible-core the collection supports")
+
+
 def pytest_terminal_summary(terminalreporter):
     if not SAFETY_LOG:
         return

@@ -90,6 +90,7 @@ def gate(tmp_path):
     return Gate(tmp_path)
 
 
+@pytest.mark.cores
 def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks, gate):
     disks = [loop_disks(), loop_disks()]
     run = gate.play(disks, IMPOSSIBLE)
@@ -113,6 +114,7 @@ def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks,
     assert "| localhost | %s |" % disks[0].path in gate.report("disk_gate.md")
 
 
+@pytest.mark.cores
 def test_exclude_keeps_only_approved_disks_in_devices_and_refuses_a_used_disk(loop_disks, gate):
     blank, used = loop_disks(), loop_disks()
     make_gpt_partitions(used)
@@ -172,6 +174,7 @@ def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):
     assert run.task("Start the sync-write probe").get("skipped") is True
 
 
+@pytest.mark.cores
 def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate):
     disk = loop_disks()
     before = disk.checksum()
@@ -182,6 +185,7 @@ def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate)
     assert disk.checksum() == before
 
 
+@pytest.mark.cores
 def test_an_unreachable_host_is_reported_not_passed_and_hides_no_other_result(loop_disks, gate, tmp_path):
     inventory = tmp_path / "hosts.json"  # JSON is YAML: a host that refuses connections next to this one
     inventory.write_text(json.dumps({"all": {"hosts": {
@@ -264,6 +268,7 @@ def test_a_name_no_disk_of_the_inventory_has_is_probed_as_given_and_reported_mis
     assert found["class"] == "flash"  # unknown to the inventory: the stricter thresholds
 
 
+@pytest.mark.cores
 def test_the_probe_jobs_are_found_whatever_home_the_controller_has(loop_disks, gate, tmp_path):
     # A CI runner with a HOME of its own, local connection and become: the job starts as the
     # become user while async_status expands its directory elsewhere, unless both use the

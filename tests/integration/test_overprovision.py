@@ -76,6 +76,7 @@ def facts(disk):
     return result["disks"][0]
 
 
+@pytest.mark.cores
 def test_partition_method_end_to_end(loop_disks, role):
     disk = loop_disks()
     # Old data everywhere, also in what becomes the reserve: the discard must remove it. The
