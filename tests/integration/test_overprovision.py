@@ -41,7 +41,7 @@ class Role:
         extra_vars.update(extra)
         argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                 "--extra-vars", json.dumps(extra_vars), str(self.playbook)] + (["--check"] if check else [])
-        _, report = run_playbook(argv, json_env())
+        report = run_playbook(argv, json_env())[1]
         stats = report["stats"]["localhost"]
         # A failed loop says "One or more items failed"; its items carry the messages.
         failures = [item["msg"] for play in report["plays"] for task in play["tasks"]
