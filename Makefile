@@ -1,5 +1,5 @@
 # The two commands of the README, plus the single stages of the test suite.
-.PHONY: test demo lint sanity units integration lab
+.PHONY: test demo lint sanity units integration cores lab
 
 test:
 	bash scripts/test.sh
@@ -7,5 +7,5 @@ test:
 demo:
 	bash scripts/demo.sh
 
-lint sanity units integration lab:
+lint sanity units integration cores lab:
 	bash scripts/test.sh $@

@@ -6,7 +6,9 @@
 #   Python venv       built from scripts/requirements.txt, cached by its hash
 #   collections       community.general, ansible.posix and ansible.utils unpacked from the
 #                     pinned `ansible` wheel on PyPI, cached by its version
-#   core venvs        ansible-core of another minor version, for tests that run with it
+#   older cores       the same pair per release of OLDER_CORES, made on demand by
+#                     make_core_env (scripts/test.sh cores); ceph-ansible's tests use 2.16's
+#   Ceph's own code   ceph-volume and the spec validation, from Debian's packages
 #   .build/           a collections tree in which this checkout is cephops.osd_tuning
 #
 # CEPHOPS_CACHE (default ~/.cache/cephops-osd-tuning) holds what is shared between
@@ -19,6 +21,12 @@ CEPHOPS_CACHE="${CEPHOPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cephops-osd-tuni
 BUILD_DIR="$REPO_ROOT/.build"
 # The `ansible` package that carries the community.general and ansible.posix we test with.
 ANSIBLE_BUNDLE_VERSION="12.3.0"
+# The older ansible-core releases the playbook tests also run on (scripts/test.sh cores),
+# MINOR=BUNDLE: the venv comes from scripts/cores/requirements-MINOR.txt, the collections
+# from the `ansible` release BUNDLE built for that ansible-core.
+OLDER_CORES=(2.15=8.7.0 2.16=9.13.0 2.17=10.7.0 2.18=11.13.0)
+# The collections taken from each `ansible` release; ceph-ansible needs ansible.utils too.
+COLLECTIONS=(community/general ansible/posix ansible/utils)
 export REPO_ROOT CEPHOPS_CACHE BUILD_DIR
 
 # Packages the tests use on the test host; the lab adds QEMU and mmdebstrap.
@@ -47,72 +55,70 @@ ensure_debian_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-ensure_venv() {
+# make_venv REQUIREMENTS NAME: sets VENV_DIR to a venv built from the full lock REQUIREMENTS,
+# cached as $CEPHOPS_CACHE/NAME-<hash of the lock>.
+make_venv() {
   local key
-  key="$(sha256sum "$REPO_ROOT/scripts/requirements.txt" | cut -c1-12)"
-  VENV_DIR="$CEPHOPS_CACHE/venv-$key"
+  key="$(sha256sum "$1" | cut -c1-12)"
+  VENV_DIR="$CEPHOPS_CACHE/$2-$key"
   if [ ! -f "$VENV_DIR/.complete" ]; then
     log "creating Python virtual environment $VENV_DIR (first run only)"
     rm -rf "$VENV_DIR"
     python3 -m venv "$VENV_DIR"
-    "$VENV_DIR/bin/pip" install -q --disable-pip-version-check -r "$REPO_ROOT/scripts/requirements.txt"
+    "$VENV_DIR/bin/pip" install -q --disable-pip-version-check -r "$1"
     touch "$VENV_DIR/.complete"
   fi
-  export VIRTUAL_ENV="$VENV_DIR"
-  export PATH="$VENV_DIR/bin:$PATH"
 }
 
-ensure_collections() {
-  # ansible.utils: ceph-ansible needs it, with community.general and ansible.posix.
-  local names=(community/general ansible/posix ansible/utils)
-  local vendor="$CEPHOPS_CACHE/collections-ansible-$ANSIBLE_BUNDLE_VERSION-${#names[@]}"
+# make_collections BUNDLE TREE: TREE/ansible_collections holds this checkout as
+# cephops.osd_tuning and the community.general and ansible.posix of the `ansible` release
+# BUNDLE, unpacked once into $CEPHOPS_CACHE.
+make_collections() {
+  local vendor="$CEPHOPS_CACHE/collections-ansible-$1-${#COLLECTIONS[@]}" tree="$2/ansible_collections"
   if [ ! -f "$vendor/.complete" ]; then
-    log "unpacking ${names[*]} from ansible $ANSIBLE_BUNDLE_VERSION (first run only)"
+    log "unpacking ${COLLECTIONS[*]} from ansible $1 (first run only)"
     rm -rf "$vendor" "$vendor.tmp"
     mkdir -p "$vendor.tmp"
-    pip download -q --disable-pip-version-check --no-deps -d "$vendor.tmp/wheel" "ansible==$ANSIBLE_BUNDLE_VERSION"
-    python3 "$REPO_ROOT/scripts/unpack_collections.py" "$vendor.tmp"/wheel/*.whl "$vendor.tmp" "${names[@]}"
+    pip download -q --disable-pip-version-check --no-deps -d "$vendor.tmp/wheel" "ansible==$1"
+    python3 "$REPO_ROOT/scripts/unpack_collections.py" "$vendor.tmp"/wheel/*.whl "$vendor.tmp" "${COLLECTIONS[@]}"
     rm -rf "$vendor.tmp/wheel"
     touch "$vendor.tmp/.complete"
     mv "$vendor.tmp" "$vendor"
   fi
-  local tree="$BUILD_DIR/collections/ansible_collections"
   mkdir -p "$tree/cephops" "$tree/community" "$tree/ansible"
   ln -sfn "$vendor/ansible_collections/community/general" "$tree/community/general"
   ln -sfn "$vendor/ansible_collections/ansible/posix" "$tree/ansible/posix"
   ln -sfn "$vendor/ansible_collections/ansible/utils" "$tree/ansible/utils"
   ln -sfn "$REPO_ROOT" "$tree/cephops/osd_tuning"
-  export ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR/collections"
-  export PYTHONPATH="$BUILD_DIR/collections${PYTHONPATH:+:$PYTHONPATH}"
 }
 
-# ensure_core_venv MINOR [PACKAGE ...]: a venv with ansible-core MINOR.x and PACKAGEs, cached
-# by both; its directory in CORE_VENV. The test playbooks' own venv stays the main one.
-ensure_core_venv() {
-  local minor="$1" key
-  shift
-  key="$(printf '%s\n' "ansible-core==$minor.*" "$@" | sha256sum | cut -c1-12)"
-  CORE_VENV="$CEPHOPS_CACHE/core-$minor-$key"
-  if [ ! -f "$CORE_VENV/.complete" ]; then
-    log "creating the ansible-core $minor virtual environment $CORE_VENV (first run only)"
-    rm -rf "$CORE_VENV"
-    python3 -m venv "$CORE_VENV"
-    "$CORE_VENV/bin/pip" install -q --disable-pip-version-check "ansible-core==$minor.*" "$@"
-    touch "$CORE_VENV/.complete"
-  fi
-}
-
-# ceph-ansible stable-8.0 (tests/integration/test_ceph_ansible.py): its requirements.txt.
-ensure_ceph_ansible_venv() {
-  ensure_core_venv 2.16 netaddr six
-  export CEPH_ANSIBLE_VENV="$CORE_VENV"
+# make_core_env MINOR: sets VENV_DIR and COLLECTIONS_DIR for one of OLDER_CORES.
+make_core_env() {
+  local entry
+  for entry in "${OLDER_CORES[@]}"; do
+    [ "${entry%%=*}" = "$1" ] || continue
+    make_venv "$REPO_ROOT/scripts/cores/requirements-$1.txt" "venv-core-$1" || return 1
+    COLLECTIONS_DIR="$BUILD_DIR/collections-core-$1"
+    make_collections "${entry#*=}" "$COLLECTIONS_DIR"
+    return
+  done
+  log "no ansible-core $1 in OLDER_CORES (${OLDER_CORES[*]})"
+  return 1
 }
 
 mkdir -p "$CEPHOPS_CACHE" "$BUILD_DIR"
 ensure_debian_packages
-ensure_venv
-ensure_collections
-ensure_ceph_ansible_venv
+make_venv "$REPO_ROOT/scripts/requirements.txt" venv
+export VIRTUAL_ENV="$VENV_DIR"
+export PATH="$VENV_DIR/bin:$PATH"
+make_collections "$ANSIBLE_BUNDLE_VERSION" "$BUILD_DIR/collections"
+export ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR/collections"
+export PYTHONPATH="$BUILD_DIR/collections${PYTHONPATH:+:$PYTHONPATH}"
+# ceph-ansible stable-8.0 (tests/integration/test_ceph_ansible.py) runs on the 2.16 venv, whose
+# lock holds its requirements (netaddr, six) too.
+make_core_env 2.16
+export CEPH_ANSIBLE_VENV="$VENV_DIR"
+VENV_DIR="$VIRTUAL_ENV"
 export ANSIBLE_LOCAL_TEMP="$BUILD_DIR/ansible-tmp"
 export ANSIBLE_NOCOLOR="${ANSIBLE_NOCOLOR:-${CI:+1}}"
 set +euo pipefail

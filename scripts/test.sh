@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: lint, sanity, unit, integration (loop devices) and lab stages.
+# The whole test suite: lint, sanity, unit, integration (loop devices), cores (playbook
+# tests on the older ansible-core releases) and lab stages.
 # usage: scripts/test.sh [STAGE ...]   (default: every stage, in order)
 # Each stage's output goes to the terminal and to .build/logs/STAGE.log; a summary
 # follows, and the exit status is non-zero when any stage failed.
@@ -7,7 +8,7 @@
 source "$(dirname "$0")/env.sh" || exit 1
 cd "$REPO_ROOT" || exit 1
 
-ALL_STAGES=(lint sanity units integration lab)
+ALL_STAGES=(lint sanity units integration cores lab)
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=("${ALL_STAGES[@]}")
 LOG_DIR="$BUILD_DIR/logs"
@@ -43,6 +44,27 @@ stage_integration() {
     return 1
   fi
   python3 -m pytest -q -p no:cacheprovider tests/integration
+}
+
+stage_cores() {
+  # The integration stage runs every test on the ansible-core of the main venv; the playbook
+  # tests marked `cores` run here again on each release of OLDER_CORES, from its own venv
+  # and with the collections of its `ansible` release.
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "integration tests need root (loop devices, mount namespaces)"
+    return 1
+  fi
+  local entry core start failed=0
+  for entry in "${OLDER_CORES[@]}"; do
+    core="${entry%%=*}"
+    make_core_env "$core" || return 1
+    printf '\n--> %s\n' "$("$VENV_DIR/bin/ansible-playbook" --version | sed -n 1p)"
+    start=$SECONDS
+    PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
+      "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider -m cores tests/integration || failed=1
+    echo "ansible-core $core: $((SECONDS - start)) s"
+  done
+  return "$failed"
 }
 
 stage_lab() {

@@ -60,6 +60,9 @@ def job_outcomes(classes, started, finished):
             continue
         if start.get("unreachable"):
             outcomes[group] = {"error": "host unreachable when the probe started: %s" % start.get("msg", "")}
+        elif not start.get("failed") and "ansible_job_id" not in start and "results" in start:
+            # Check mode runs the module without async (ansible-core before 2.17 refuses both).
+            outcomes[group] = {"results": start["results"]}
         elif start.get("failed") or not start.get("ansible_job_id"):
             outcomes[group] = {"error": "the probe did not start: %s" % start.get("msg", "")}
         elif status is None:

@@ -20,6 +20,11 @@ SAFETY_LOG = []
 TABLES = []
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cores: a playbook test that scripts/test.sh cores also runs on every older "
+                                       "ansible-core the collection supports")
+
+
 def pytest_terminal_summary(terminalreporter):
     write = terminalreporter.write_line
     for title, lines in TABLES:

@@ -1,5 +1,5 @@
-"""Run one collection module through ``ansible``, as a user would: shared by the integration
-tests and the benchmarks in bench/."""
+"""Run one collection module through ``ansible``, or a playbook through ``ansible-playbook``, as a
+user would: shared by the integration tests and the benchmarks in bench/."""
 
 import json
 import os
@@ -37,3 +37,20 @@ def ansible_module(module, args=None, check=False, prefix=(), inventory="localho
     except (ValueError, KeyError, IndexError):
         raise AssertionError("ansible gave no result (rc=%s)\nstdout: %s\nstderr: %s"
                              % (proc.returncode, proc.stdout, proc.stderr))
+
+
+# What ansible-core prints on stderr about a playbook, a role or a collection (a deprecated
+# construct, a version outside requires_ansible); the json callback keeps module warnings,
+# which describe disks, in its report instead.
+WARNING_MARKERS = ("[WARNING]", "[DEPRECATION WARNING]")
+
+
+def run_playbook(argv, env):
+    """(rc, JSON report) of one ``ansible-playbook`` run with a json_env(); fails on any warning."""
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
+    assert not any(line.startswith(WARNING_MARKERS) for line in proc.stderr.splitlines()), proc.stderr
+    return proc.returncode, report

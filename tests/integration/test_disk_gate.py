@@ -6,14 +6,13 @@ the HDD thresholds alike. The cache and the reports go to tmp_path.
 
 import json
 import os
-import subprocess
 import tempfile
 import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
 
-from modulerun import json_env
+from modulerun import json_env, run_playbook
 from test_disk_facts import make_gpt_partitions
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
@@ -38,28 +37,27 @@ class Gate:
         # The role probes in async jobs; their status files stay with the test.
         self.async_dir = tmp_path / "async"
 
-    def command(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, **extra):
+    def command(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, become=False, home=None,
+                **extra):
         """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate
         (or of its rollback), on this host alone or on the hosts of an inventory file (each with its own
-        connection)."""
+        connection); ``home`` is the controller's HOME."""
         extra_vars = dict(disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True, disk_gate_runtime=2,
                           disk_gate_plp_runtime=0, disk_gate_poll_interval=1, disk_gate_cache_max_age=0,
-                          disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir))
+                          disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir),
+                          disk_gate_async_dir=str(self.async_dir))
         extra_vars.update(thresholds(limits or EASY))
         extra_vars.update(extra)
-        env = json_env(ANSIBLE_ASYNC_DIR=str(self.async_dir))
+        env = json_env(**(dict(HOME=home) if home else {}))
         hosts = ["--inventory", inventory] if inventory else ["--inventory", "localhost,", "--connection", "local"]
-        argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), playbook] + (["--check"] if check else [])
+        argv = ["ansible-playbook"] + hosts + ["--extra-vars", json.dumps(extra_vars), playbook] + (
+            ["--check"] if check else []) + (["--become"] if become else [])
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())
 
-    def play(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, **extra):
-        proc = subprocess.run(capture_output=True, text=True, check=False,
-                              **self.command(disks, limits, check, inventory, playbook, **extra))
-        try:
-            report = json.loads(proc.stdout)
-        except ValueError:
-            raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
-        return Run(proc.returncode, report)
+    def play(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, become=False, home=None,
+             **extra):
+        command = self.command(disks, limits, check, inventory, playbook, become, home, **extra)
+        return Run(*run_playbook(command["args"], command["env"]))
 
     def report(self, name):
         with open(str(self.report_dir / name)) as handle:
@@ -95,6 +93,7 @@ def gate(tmp_path):
     return Gate(tmp_path)
 
 
+@pytest.mark.cores
 def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks, gate):
     disks = [loop_disks(), loop_disks()]
     run = gate.play(disks, IMPOSSIBLE)
@@ -118,6 +117,7 @@ def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks,
     assert "| localhost | %s |" % disks[0].path in gate.report("disk_gate.md")
 
 
+@pytest.mark.cores
 def test_exclude_keeps_only_approved_disks_in_devices_and_refuses_a_used_disk(loop_disks, gate):
     blank, used = loop_disks(), loop_disks()
     make_gpt_partitions(used)
@@ -189,6 +189,7 @@ def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):
     assert run.task("Start the sync-write probe").get("skipped") is True
 
 
+@pytest.mark.cores
 def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate):
     disk = loop_disks()
     before = disk.checksum()
@@ -199,6 +200,7 @@ def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate)
     assert disk.checksum() == before
 
 
+@pytest.mark.cores
 def test_an_unreachable_host_is_reported_not_passed_and_hides_no_other_result(loop_disks, gate, tmp_path):
     inventory = tmp_path / "hosts.json"  # JSON is YAML: a host that refuses connections next to this one
     inventory.write_text(json.dumps({"all": {"hosts": {
@@ -281,3 +283,18 @@ def test_a_name_no_disk_of_the_host_has_is_absent_and_skipped_unless_absence_blo
     assert run.record["handover"] == {"devices": [disk.path]}
     blocked = gate.play([disk], disk_gate_devices=[disk.path, missing], disk_gate_absent_policy="block")
     assert blocked.rc != 0 and blocked.record["blocked"] == [missing]
+
+
+@pytest.mark.cores
+def test_the_probe_jobs_are_found_whatever_home_the_controller_has(loop_disks, gate, tmp_path):
+    # A CI runner with a HOME of its own, local connection and become: the job starts as the
+    # become user while async_status expands its directory elsewhere, unless both use the
+    # role's absolute disk_gate_async_dir.
+    disk = loop_disks()
+    home = tmp_path / "home"
+    home.mkdir()
+    run = gate.play([disk], become=True, home=str(home))
+    assert run.rc == 0, run.failures
+    assert run.disk(disk.path)["verdict"] == "suitable"
+    job = run.task("Wait for the probe")["results"][0]
+    assert os.path.isfile(str(gate.async_dir / job["ansible_job_id"]))

@@ -6,12 +6,10 @@ go to tmp_path, never to the host's /var/lib/cephops-osd-tuning.
 """
 
 import json
-import subprocess
-import tempfile
 
 import pytest
 
-from modulerun import ansible_module, json_env
+from modulerun import ansible_module, json_env, run_playbook
 from loopdisk import run
 from test_disk_facts import NON_BLANK, make_data_mid_disk, make_xfs
 
@@ -40,14 +38,9 @@ class Role:
         extra_vars = dict(overprovision_disks=disks, overprovision_record_dir=str(self.record_file.parent),
                           overprovision_allow_erase=True, entry_point=entry_point)
         extra_vars.update(extra)
-        env = json_env()
         argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                 "--extra-vars", json.dumps(extra_vars), str(self.playbook)] + (["--check"] if check else [])
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
-        try:
-            report = json.loads(proc.stdout)
-        except ValueError:
-            raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
+        report = run_playbook(argv, json_env())[1]
         stats = report["stats"]["localhost"]
         # A failed loop says "One or more items failed"; its items carry the messages.
         failures = [item["msg"] for play in report["plays"] for task in play["tasks"]
@@ -83,6 +76,7 @@ def facts(disk):
     return result["disks"][0]
 
 
+@pytest.mark.cores
 def test_partition_method_end_to_end(loop_disks, role):
     disk = loop_disks()
     # Old data everywhere, also in what becomes the reserve: the discard must remove it. The

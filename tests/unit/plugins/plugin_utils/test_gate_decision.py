@@ -76,6 +76,12 @@ def test_check_mode_plan_is_pending_not_approved():
     assert (found["pending"], found["approved"], found["blocked"], found["passed"]) == (["/dev/sdb"], [], [], False)
 
 
+def test_check_mode_plan_comes_from_the_start_task_run_without_async():
+    started = [{"changed": False, "results": [result("/dev/sdb", None)]}]
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], ["flash"], started, [], SETTINGS)
+    assert (found["pending"], found["approved"], found["blocked"]) == (["/dev/sdb"], [], [])
+
+
 def test_a_slow_raw_wal_of_lvm_volumes_blocks_and_its_entry_is_not_handed_over():
     candidates = [candidate("/dev/sdb", sources=["lvm_volumes"]),
                   candidate("/dev/nvme0n1", sources=["lvm_volumes"], roles=["wal"]),
