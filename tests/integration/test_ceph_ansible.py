@@ -191,7 +191,7 @@ SHAPES = [
      lambda f0, f1: dict(devices=[f0], dedicated_devices=[f1], osd_auto_discovery=False)),
     # Exclude keeps an lvm_volumes entry only when every part of it was approved.
     ("lvm", "lvm_volumes, raw data", lambda f0, f1, slow: dict(lvm_volumes=[dict(data=f0), dict(data=slow)]),
-     lambda f0, f1: dict(lvm_volumes=[dict(data=f0)], osd_auto_discovery=False)),
+     lambda f0, f1: dict(lvm_volumes=[dict(data=f0)])),
 ]
 
 
