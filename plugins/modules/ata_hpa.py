@@ -40,6 +40,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes
   - cephops.osd_tuning.overprovision
   - cephops.osd_tuning.overprovision.hpa
 options:
@@ -63,13 +64,6 @@ notes:
   - SAS disks (C(sg_format --resize)), NVMe (M(cephops.osd_tuning.nvme_namespace)) and disks
     behind RAID controllers (M(cephops.osd_tuning.overprovision_partition)) need other
     methods; the role cephops.osd_tuning.overprovision chooses per disk.
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
 seealso:
   - module: cephops.osd_tuning.disk_facts
   - module: cephops.osd_tuning.overprovision_partition

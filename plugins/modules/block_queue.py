@@ -32,6 +32,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes
 options:
   devices:
     description:
@@ -83,12 +84,7 @@ options:
     default: false
 attributes:
   check_mode:
-    support: full
     details: Reads and plans; writes nothing and returns the planned changes.
-  diff_mode:
-    support: full
-  platform:
-    platforms: linux
 notes:
   - Must run as root.
 seealso:

@@ -46,6 +46,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes.no_diff
 options:
   devices:
     description:
@@ -77,13 +78,6 @@ notes:
     two sampled MiB (about a 57th of the disk apart) is missed, for example a small file
     left by a filesystem whose metadata was zeroed; a region longer than that gap is always
     seen.
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 seealso:
   - name: ceph-volume device filters
     description: The reasons ceph-volume gives when it refuses a device.

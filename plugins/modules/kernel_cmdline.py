@@ -36,6 +36,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes
 options:
   absent:
     description: Names of arguments to remove wherever they appear, for example V(elevator).
@@ -77,13 +78,6 @@ options:
         replaced), then delete the record. Requires O(record); O(absent) and O(present) are not used.
     type: bool
     default: false
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: linux
 """
 
 EXAMPLES = r"""

@@ -35,6 +35,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes.no_diff
 options:
   filesystems:
     description:
@@ -78,12 +79,7 @@ notes:
   - Must run as root (C(become=true)) to read signatures and disk content.
 attributes:
   check_mode:
-    support: full
     details: Changes nothing in either mode.
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 seealso:
   - module: community.general.filesystem
   - module: cephops.osd_tuning.disk_facts

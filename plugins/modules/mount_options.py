@@ -41,6 +41,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes
 options:
   mounts:
     description:
@@ -137,12 +138,7 @@ notes:
     generated from the fstab match it (the C(cephops.osd_tuning.mount_options) role does).
 attributes:
   check_mode:
-    support: full
     details: Reads everything and returns the planned fstab lines and remounts; writes nothing.
-  diff_mode:
-    support: full
-  platform:
-    platforms: posix
 seealso:
   - module: ansible.posix.mount
   - module: cephops.osd_tuning.mkfs_check

@@ -40,6 +40,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes
   - cephops.osd_tuning.overprovision
   - cephops.osd_tuning.overprovision.nvme_namespace
 options:
@@ -65,13 +66,6 @@ notes:
   - The success path has not run against a controller that carries namespace management
     out; try it on one drive first. M(cephops.osd_tuning.overprovision_partition) works on
     any NVMe drive.
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: linux
 seealso:
   - module: cephops.osd_tuning.disk_facts
   - module: cephops.osd_tuning.overprovision_partition

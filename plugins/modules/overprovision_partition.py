@@ -42,6 +42,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes
   - cephops.osd_tuning.overprovision
   - cephops.osd_tuning.overprovision.partition
 options:
@@ -65,13 +66,6 @@ notes:
   - Give ceph-volume the partition (for example C(/dev/disk/by-id/...-part1)) instead of the
     disk. The backup GPT occupies the last 33 sectors of the disk (the last 5 on a 4Kn disk);
     everything between the end of the partition and that header is unallocated.
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: linux
 seealso:
   - module: cephops.osd_tuning.disk_facts
   - module: cephops.osd_tuning.ata_hpa

@@ -27,6 +27,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes.no_diff
 options:
   devices:
     description: Disks to read, as kernel names, C(/dev) paths or C(/dev/disk/by-id) links.
@@ -54,12 +55,7 @@ options:
     default: 1024
 attributes:
   check_mode:
-    support: full
     details: Returns the values and the fio command per value; reads nothing and changes nothing.
-  diff_mode:
-    support: none
-  platform:
-    platforms: linux
 requirements:
   - fio
 seealso:

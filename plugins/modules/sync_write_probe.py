@@ -51,6 +51,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes.no_diff
 options:
   devices:
     description:
@@ -264,13 +265,6 @@ notes:
   - In check mode nothing is written, but everything is read (the refusal checks, the region
     check, the journal); results list the fio command line each disk would get and the
     disks that would be refused.
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: none
-  platform:
-    platforms: posix
 seealso:
   - module: cephops.osd_tuning.disk_facts
   - name: Ceph hardware recommendations, write caches

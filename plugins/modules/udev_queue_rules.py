@@ -29,6 +29,7 @@ author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
+  - cephops.osd_tuning.attributes
 options:
   path:
     description: The rules file, usually under C(/etc/udev/rules.d/).
@@ -96,13 +97,6 @@ options:
     type: list
     elements: str
     default: []
-attributes:
-  check_mode:
-    support: full
-  diff_mode:
-    support: full
-  platform:
-    platforms: linux
 seealso:
   - module: cephops.osd_tuning.block_queue
 """
