@@ -202,7 +202,6 @@ IGNORE_HPA_PARAM = "/sys/module/libata/parameters/ignore_hpa"
 MARKER_DIR = "/run/cephops/ata_hpa"
 
 
-
 class AtaHpa:
     """The hpa method of module_utils/overprovision.py."""
 

@@ -261,7 +261,7 @@ def _update_record(module, path, record, pending, applied, restored_keys):
     else:
         for name in sorted(set(write[0] for write in applied)):
             queue_utils.remember(record, blockdev.identity_key(name), name,
-                                [(attr, before, after) for n, attr, before, after in applied if n == name])
+                                 [(attr, before, after) for n, attr, before, after in applied if n == name])
     records.save(module, path, record)
 
 

@@ -161,7 +161,6 @@ UDEV_CONTROL = "/run/udev/control"
 RECORD_SECTIONS = {"files": {}}
 
 
-
 def _original(current):
     """What was there before the module: a file carrying its header is its own."""
     return None if current is None or MANAGED.match(current) else current
