@@ -6,6 +6,7 @@ the HDD thresholds alike. The cache and the reports go to tmp_path.
 
 import json
 import os
+import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
@@ -14,6 +15,10 @@ import yaml
 
 from modulerun import json_env, run_playbook
 from test_disk_facts import make_gpt_partitions
+
+# Ceph's own spec code judges the file the gate wrote, as it judges the renderer's output.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "plugins", "plugin_utils"))
+import ceph_spec  # noqa: E402  pylint: disable=wrong-import-position
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
 ROLLBACK = os.path.join(os.path.dirname(PLAYBOOK), "disk_gate_rollback.yml")
@@ -132,6 +137,7 @@ def test_exclude_keeps_only_approved_disks_in_devices_and_refuses_a_used_disk(lo
     specs = list(yaml.safe_load_all(gate.report("disk_gate.cephadm.yml")))
     assert specs == [{"service_type": "osd", "service_id": "gated-localhost", "placement": {"hosts": ["localhost"]},
                       "spec": {"data_devices": {"paths": [blank.path]}}}]
+    assert ceph_spec.validate(gate.report("disk_gate.cephadm.yml")) == [("DriveGroupSpec", "osd.gated-localhost")]
     junit = ET.fromstring(gate.report("disk_gate.junit.xml").encode("utf-8"))
     assert [c.find("failure") is not None for c in junit.iter("testcase")] == [False, True]
 
