@@ -173,13 +173,15 @@ def run_site(tmp_path, hosts, host_groups, slow):
 
 
 def outcome(report, host):
-    """(device variables the report task showed or None, messages of the failed tasks) of ``host``."""
+    """(device variables the report task showed or None, messages of the failed tasks) of ``host``;
+    a failed command's message carries the end of its stderr, which says why."""
     results = [(task["task"]["name"], task["hosts"][host]) for play in report["plays"]
                for task in play["tasks"] if host in task["hosts"]]
     shown = [r["msg"] for name, r in results if name == REPORT_TASK]
     # ansible-core renders an undefined variable's default(None) as "".
     received = dict((k, v) for k, v in shown[0].items() if v not in (None, "")) if shown else None
-    return received, [(name, r.get("msg")) for name, r in results if r.get("failed")]
+    return received, [(name, (r.get("msg") or "") + (": " + r["stderr"][-800:] if r.get("stderr") else ""))
+                      for name, r in results if r.get("failed")]
 
 
 # (host name prefix, shape, its variables, what ceph-osd receives under exclude: None when the gate stops the host)
