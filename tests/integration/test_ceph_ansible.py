@@ -23,6 +23,7 @@ import yaml
 
 from conftest import REPO_ROOT, TABLES
 from modulerun import json_env
+from test_ceph_volume_inventory import only_these_disks
 from test_disk_gate import EASY, thresholds
 
 PEERS = os.path.join(os.path.dirname(REPO_ROOT), "shared", "peers")
@@ -145,7 +146,8 @@ class Throttle:
         os.rmdir(self.path)
 
 
-def run_site(tmp_path, hosts, host_groups, slow):
+def run_site(tmp_path, hosts, host_groups, slow, mount_ns):
+    """The play's JSON report; it runs in ``mount_ns``, whose /sys/block holds the test's disks."""
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump(inventory(hosts, tmp_path)))
     # ceph-config makes /etc/ceph, not a ceph_conf_key_directory of the user's.
     (tmp_path / "etc-ceph").mkdir()
@@ -161,8 +163,8 @@ def run_site(tmp_path, hosts, host_groups, slow):
             str(tmp_path / "site.yml")]
     throttle = Throttle(slow)
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=CEPH_ANSIBLE_DIR, check=False,
-                              preexec_fn=throttle.enter)
+        proc = subprocess.run(mount_ns + argv, capture_output=True, text=True, env=env, cwd=CEPH_ANSIBLE_DIR,
+                              check=False, preexec_fn=throttle.enter)
     finally:
         throttle.remove()
     try:
@@ -197,7 +199,7 @@ SHAPES = [
 ]
 
 
-def test_ceph_ansible_osds_play_with_the_gate(loop_disks, tmp_path):
+def test_ceph_ansible_osds_play_with_the_gate(loop_disks, mount_ns, tmp_path):
     """Every shape under exclude and block, each on three disks of its own (two fast, one slow)."""
     started = time.monotonic()
     disks = dict((shape[0], [loop_disks(), loop_disks(), loop_disks()]) for shape in SHAPES)
@@ -210,7 +212,10 @@ def test_ceph_ansible_osds_play_with_the_gate(loop_disks, tmp_path):
     host_groups = [["%s-%s" % (shape[0], policy) for shape in SHAPES] for policy in ("exclude", "block")]
     etc_ceph = os.path.isdir("/etc/ceph")
     try:
-        report = run_site(tmp_path, hosts, host_groups, [found[2] for found in disks.values()])
+        # As on an OSD host, the play sees only its disks: ceph-volume scans every block device,
+        # and the loop devices other tests detach can vanish under its scan.
+        only_these_disks(mount_ns, [disk for found in disks.values() for disk in found], tmp_path)
+        report = run_site(tmp_path, hosts, host_groups, [found[2] for found in disks.values()], mount_ns)
     finally:
         # ceph-config makes /etc/ceph; ceph.conf itself goes to ceph_conf_key_directory under tmp_path.
         if not etc_ceph and os.path.isdir("/etc/ceph"):
