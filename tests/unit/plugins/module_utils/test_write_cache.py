@@ -1,6 +1,8 @@
 """write_cache: the tool per transport, parsers fed with output captured from hdparm, sdparm and
 nvme-cli, switch commands that never save, and the kernel's view."""
 
+import pytest
+
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 
 
@@ -29,12 +31,23 @@ def test_nvme_write_cache(fixture_text):
     assert write_cache.parse_nvme_vwc("identify controller: Invalid argument") is None
 
 
-def test_switch_commands_do_not_save_to_the_drive():
-    for tool in ("hdparm", "nvme", "sdparm"):
-        argv = write_cache.set_command(tool, "/dev/x", False)
-        assert "--save" not in argv and argv[-1] == "/dev/x" or argv[2] == "/dev/x"
-    assert write_cache.set_command("sdparm", "/dev/sdb", False) == ["sdparm", "--clear=WCE", "--quiet", "/dev/sdb"]
-    assert write_cache.set_command("hdparm", "/dev/sda", True) == ["hdparm", "-W1", "/dev/sda"]
+# sdparm's -S/--save and nvme's -s/--save would write the setting into the drive's saved
+# pages, where it outlives the power cycle the restore relies on.
+SAVE_FLAGS = {"--save", "-S", "-s"}
+
+
+@pytest.mark.parametrize("tool, enabled, expected", [
+    ("hdparm", True, ["hdparm", "-W1", "/dev/x"]),
+    ("hdparm", False, ["hdparm", "-W0", "/dev/x"]),
+    ("nvme", True, ["nvme", "set-feature", "/dev/x", "--feature-id=6", "--value=1"]),
+    ("nvme", False, ["nvme", "set-feature", "/dev/x", "--feature-id=6", "--value=0"]),
+    ("sdparm", True, ["sdparm", "--set=WCE", "--quiet", "/dev/x"]),
+    ("sdparm", False, ["sdparm", "--clear=WCE", "--quiet", "/dev/x"]),
+])
+def test_switch_commands_do_not_save_to_the_drive(tool, enabled, expected):
+    argv = write_cache.set_command(tool, "/dev/x", enabled)
+    assert argv == expected
+    assert not SAVE_FLAGS.intersection(argv)
 
 
 def test_sysfs_write_cache():
