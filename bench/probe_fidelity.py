@@ -53,7 +53,10 @@ def main():
                     by_hand.append(benchlib.article_fio(path, args.runtime, on=where))
 
                 def by_module():
-                    found = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **EASY))["results"][0]
+                    # The hand-run article command leaves random data on the disk; the benchmark
+                    # wrote it, so it names the disk as one the probe may overwrite.
+                    found = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, overwrite_data=[path],
+                                                            **EASY))["results"][0]
                     if found["write_iops"] is None:
                         sys.exit("%s: the module measured nothing: %s" % (label, "; ".join(found["reasons"])))
                     probe.append(found["write_iops"])
