@@ -37,8 +37,11 @@ NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 SSH_TIMEOUT = int(os.environ.get("LAB_BOOT_TIMEOUT", "300"))
 SCRATCH_DISK_SIZE = "10G"
 AHCI_PORTS = 6
-# libata shows the first 16 characters of an ATA model in sysfs (the SCSI INQUIRY product field).
-SATA_MODEL_MAX = 16
+# What ATA IDENTIFY holds, and QEMU's ide-hd keeps (it cuts longer strings silently): 40
+# characters of model, 8 of firmware. The guest's sysfs shows 16 and 4 of them (libata's SCSI
+# translation); udev's ata_id reads all.
+ATA_MODEL_MAX = 40
+ATA_FIRMWARE_MAX = 8
 QMP_TIMEOUT = 60
 KVM_PROBE_SECONDS = 30
 SSH_OPTIONS = (
@@ -62,29 +65,35 @@ class Disk:
     kind: str  # "sata", "nvme" or "virtio"
     serial: str
     model: str = ""
+    firmware: str = ""
     rotation_rate: int = 0
     write_iops: int = 0  # limit on write requests a second; reads stay unthrottled
     base: str = ""  # kind of base image (labimage.BASE_KINDS) it starts from; blank when empty
 
     def __post_init__(self) -> None:
-        if self.kind == "sata" and len(self.model) > SATA_MODEL_MAX:
-            raise ValueError(f"{self.name}: the guest would see only {self.model[:SATA_MODEL_MAX]!r} of the "
-                             f"model {self.model!r}")
+        if self.kind == "sata" and (len(self.model) > ATA_MODEL_MAX or len(self.firmware) > ATA_FIRMWARE_MAX):
+            raise ValueError(f"{self.name}: ATA keeps {ATA_MODEL_MAX} characters of a model and "
+                             f"{ATA_FIRMWARE_MAX} of a firmware: {self.model!r}, {self.firmware!r}")
 
 
+# SATA drives carry names of real length: the fast and the slow SSD share their first 16
+# characters (all the guest's sysfs shows), and their firmware its last 4 (sysfs shows those).
 ZOO = (
-    Disk("ssd", "sata", "CEPHOPS-SSD-0001", "CEPHOPS FAST SSD", rotation_rate=1),
-    Disk("hdd", "sata", "CEPHOPS-HDD-0001", "CEPHOPS HDD", rotation_rate=7200),
+    Disk("ssd", "sata", "CEPHOPS-SSD-0001", "CEPHOPS SATA SSD 870 PRO 3840GB WITH PLP", "CPRO2B6Q", rotation_rate=1),
+    Disk("hdd", "sata", "CEPHOPS-HDD-0001", "CEPHOPS SATA HDD 7200RPM 8TB", "CHDD0001", rotation_rate=7200),
     # Slow at sync writes, fast at reads, like a consumer SSD.
-    Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SLOW SSD", rotation_rate=1, write_iops=50),
-    Disk("data", "sata", "CEPHOPS-DATA-0001", "CEPHOPS DATA SSD", rotation_rate=1, base="data"),
+    Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SATA SSD 870 EVO 500GB", "CEVO2B6Q", rotation_rate=1,
+         write_iops=50),
+    Disk("data", "sata", "CEPHOPS-DATA-0001", "CEPHOPS DATA SSD 1TB WITH FILES", "CDAT0001", rotation_rate=1,
+         base="data"),
     # Data without any signature: nothing but reading it tells that it is not blank.
-    Disk("random", "sata", "CEPHOPS-RAND-0001", "CEPHOPS RAND SSD", rotation_rate=1, base="random"),
+    Disk("random", "sata", "CEPHOPS-RAND-0001", "CEPHOPS RANDOM CONTENT SSD 1TB", "CRND0001", rotation_rate=1,
+         base="random"),
     Disk("nvme", "nvme", "CEPHOPS-NVME-0001"),
     Disk("virtio", "virtio", "CEPHOPS-VIRTIO-0001"),
     # Spares that tests may format or partition, so the disks above stay blank for the gate.
     # (virtio-blk keeps at most 20 bytes of a serial.)
-    Disk("opssd", "sata", "CEPHOPS-OPSSD-0001", "CEPHOPS SPARE", rotation_rate=1),
+    Disk("opssd", "sata", "CEPHOPS-OPSSD-0001", "CEPHOPS SPARE SSD 256GB", "CSPR0001", rotation_rate=1),
     Disk("opvirtio", "virtio", "CEPHOPS-OPVIRT-0001"),
     Disk("fs", "virtio", "CEPHOPS-FS-0001"),
 )
@@ -285,7 +294,8 @@ class Lab:
             if disk.kind == "sata":
                 bus = f"ahci{sata_port // AHCI_PORTS}.{sata_port % AHCI_PORTS}"
                 argv += ["-device", f"ide-hd,bus={bus},drive={disk.name},serial={disk.serial},"
-                                    f"model={qemu_opt(disk.model)},rotation_rate={disk.rotation_rate}"]
+                                    f"model={qemu_opt(disk.model)},ver={qemu_opt(disk.firmware)},"
+                                    f"rotation_rate={disk.rotation_rate}"]
                 sata_port += 1
             elif disk.kind == "nvme":
                 argv += ["-device", f"nvme,drive={disk.name},serial={disk.serial}"]

@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import binascii
 import errno
 import json
 import os
@@ -146,6 +147,10 @@ def _read_attrs(base, names):
     if pg80 and len(pg80) > 4:
         # SCSI VPD page 0x80: 4-byte header, then the unit serial number in ASCII.
         attrs["device/vpd_pg80"] = pg80[4:].decode("ascii", "replace").strip(" \x00")
+    pgb1 = read_file(os.path.join(base, "device/vpd_pgb1"), binary=True)
+    if pgb1 and len(pgb1) >= 6:
+        # SCSI VPD page 0xb1 (block device characteristics): the medium rotation rate in bytes 4-5.
+        attrs["device/vpd_pgb1"] = binascii.hexlify(pgb1[:8]).decode("ascii")
     return attrs
 
 
@@ -407,6 +412,60 @@ def _serial(props, attrs):
                   attrs.get("device/vpd_pg80"))
 
 
+UDEV_ESCAPE = re.compile(r"\\x([0-9a-fA-F]{2})")
+
+
+def udev_decode(value):
+    """A udev ``*_ENC`` property (``\\x20`` for a space) back to the string the device reported."""
+    raw, pos = bytearray(), 0
+    for match in UDEV_ESCAPE.finditer(value):
+        raw.extend(value[pos:match.start()].encode("utf-8"))
+        raw.append(int(match.group(1), 16))
+        pos = match.end()
+    raw.extend(value[pos:].encode("utf-8"))
+    return raw.decode("utf-8", "replace")
+
+
+def _is_ata(props):
+    """udev's ata_id read the drive's ATA IDENTIFY data (SATA, PATA, USB bridges passing it on)."""
+    return props.get("ID_ATA") == "1"
+
+
+def _model(props, attrs):
+    # libata's SCSI translation keeps 16 of an ATA model's 40 characters in sysfs, so two models
+    # sharing their first 16 look alike there; ata_id has all 40, spaces kept only in ID_MODEL_ENC.
+    if _is_ata(props) and props.get("ID_MODEL_ENC"):
+        return udev_decode(props["ID_MODEL_ENC"]).strip() or None
+    return _first(attrs.get("device/model"), props.get("ID_MODEL"))
+
+
+def _firmware(props, attrs):
+    # The same for the firmware revision: 8 characters in IDENTIFY, 4 in sysfs device/rev.
+    if _is_ata(props) and props.get("ID_REVISION"):
+        return props["ID_REVISION"]
+    return _first(attrs.get("device/firmware_rev"), attrs.get("device/rev"), props.get("ID_REVISION"))
+
+
+def _vendor(props, attrs):
+    # IDENTIFY has no vendor field; libata's "ATA" in sysfs names the translation, not the maker.
+    if _is_ata(props):
+        return None
+    return _first(attrs.get("device/vendor"), props.get("ID_VENDOR"))
+
+
+def rotation_rate(props, attrs):
+    """Nominal media rotation rate in rpm from the identify data: 0 for solid state, None
+    when the disk does not report one (NVMe, virtio, SCSI disks without VPD page 0xb1)."""
+    if _is_ata(props):
+        return _int(props.get("ID_ATA_ROTATION_RATE_RPM"))
+    pgb1 = attrs.get("device/vpd_pgb1")
+    if pgb1:
+        rate = int(pgb1[8:12], 16)
+        # SBC-4: 1 is a non-rotating medium, 0x0401-0xfffe the rate in rpm, the rest unreported.
+        return 0 if rate == 1 else rate if 0x401 <= rate <= 0xfffe else None
+    return None
+
+
 def identity(name):
     """The WWN and serial of a disk, as disk records have them (either may be None). Reads
     only the few attributes it needs."""
@@ -479,11 +538,10 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
             "by_id": [link for link in links if link.startswith(BY_ID_DIR + "/")],
             "links": ["/dev/" + name] + links,
             "wwn": _wwn(props, attrs),
-            "model": _first(attrs.get("device/model"), props.get("ID_MODEL")),
-            "vendor": _first(attrs.get("device/vendor"), props.get("ID_VENDOR")),
+            "model": _model(props, attrs),
+            "vendor": _vendor(props, attrs),
             "serial": _serial(props, attrs),
-            "firmware": _first(attrs.get("device/firmware_rev"), attrs.get("device/rev"),
-                               props.get("ID_REVISION")),
+            "firmware": _firmware(props, attrs),
             "transport": transport,
             "class": disk_class(name, transport, rotational),
             "gate_class": gate_class(rotational),
@@ -491,6 +549,7 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
             "logical_sector_size": _int(attrs.get("queue/logical_block_size")),
             "physical_sector_size": _int(attrs.get("queue/physical_block_size")),
             "rotational": rotational,
+            "rotation_rate_rpm": rotation_rate(props, attrs),
             "removable": attrs.get("removable") == "1",
             "read_only": attrs.get("ro") == "1",
             "scheduler": scheduler,

@@ -77,7 +77,7 @@ EXAMPLES = r"""
 - name: Hide 20 % of two blank SATA SSDs from the host
   cephops.osd_tuning.ata_hpa:
     disks:
-      - device: /dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001
+      - device: /dev/disk/by-id/ata-CEPHOPS_SATA_SSD_870_PRO_3840GB_WITH_PLP_CEPHOPS-SSD-0001
       - serial: S4EWNX0R123456
         reserve_percent: 28
     erase: true

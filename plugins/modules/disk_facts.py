@@ -14,9 +14,9 @@ short_description: Inventory the whole disks of a host and tell which can take a
 version_added: 0.1.0
 description:
   - Returns every whole disk of the host in one call, with its identity (device node and
-    every C(/dev/disk/by-*) link, WWN, model, serial, firmware, transport, size, sector sizes),
-    its class for the queue roles and the disk gate, its block queue settings
-    (rotational, scheduler and whether it can be changed, max_sectors_kb, write cache,
+    every C(/dev/disk/by-*) link, WWN, vendor, model, serial, firmware, transport, size,
+    sector sizes, rotation rate), its class for the queue roles and the disk gate, its block
+    queue settings (rotational, scheduler and whether it can be changed, max_sectors_kb, write cache,
     discard) and what uses it (partitions, holders, mounts, swap, on-disk signatures, root
     filesystem).
   - Tells for each disk whether it is C(available) for a new OSD, and if not, why, using
@@ -124,7 +124,7 @@ disks:
       description: C(/dev/disk/by-id) links that point to the disk (empty without udev).
       type: list
       elements: str
-      sample: [/dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001]
+      sample: [/dev/disk/by-id/ata-CEPHOPS_SATA_SSD_870_PRO_3840GB_WITH_PLP_CEPHOPS-SSD-0001]
     links:
       description:
         - Every name of the whole disk, resolved here once for the roles and filters that map
@@ -133,28 +133,40 @@ disks:
         - Only the device node on hosts without udev.
       type: list
       elements: str
-      sample: [/dev/sdb, /dev/disk/by-diskseq/2, /dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001,
+      sample: [/dev/sdb, /dev/disk/by-diskseq/2, /dev/disk/by-id/ata-CEPHOPS_SATA_SSD_870_PRO_3840GB_WITH_PLP_CEPHOPS-SSD-0001,
                /dev/disk/by-path/pci-0000:00:1f.2-ata-2]
     wwn:
       description: World wide name from udev or an C(naa.)/C(eui.) wwid in sysfs, else null.
       type: str
       sample: "0x5002538e40a1b2c3"
     model:
-      description: Model string.
+      description:
+        - The model as the drive reports it. For an ATA disk (SATA, PATA, or USB passing ATA
+          through) all 40 characters of its IDENTIFY data, from udev's C(ata_id)
+          (C(ID_MODEL_ENC), decoded); sysfs holds only the 16 of libata's SCSI translation, so
+          two models that start alike look alike there. The 16 characters only on a host
+          without udev data.
+        - NVMe and virtio disks from sysfs (complete there); SCSI and SAS disks the 16-character
+          product of their INQUIRY data, all SCSI has.
       type: str
-      sample: CEPHOPS FAST SSD
+      sample: CEPHOPS SATA SSD 870 PRO 3840GB WITH PLP
     vendor:
-      description: Vendor string (SCSI translation shows C(ATA) for SATA disks).
+      description:
+        - Vendor from the SCSI INQUIRY data (8 characters). Null for ATA disks, whose identify
+          data has no vendor field (libata's C(ATA) in sysfs names the translation; the model
+          usually starts with the maker), and for NVMe.
       type: str
-      sample: ATA
+      sample: SEAGATE
     serial:
       description: Serial number (udev, NVMe/virtio sysfs, or SCSI VPD page 0x80).
       type: str
       sample: CEPHOPS-SSD-0001
     firmware:
-      description: Firmware revision.
+      description:
+        - Firmware revision. ATA disks all 8 characters, from udev's C(ID_REVISION) (sysfs
+          C(device/rev) keeps 4); NVMe from sysfs C(firmware_rev); SCSI the 4 of INQUIRY.
       type: str
-      sample: "2.5+"
+      sample: CPRO2B6Q
     transport:
       description: One of V(sata), V(ata), V(sas), V(nvme), V(virtio), V(usb), V(iscsi), V(fc),
         V(scsi), V(loop), V(virtual), V(unknown).
@@ -189,6 +201,14 @@ disks:
     rotational:
       description: Whether the kernel treats the disk as rotational.
       type: bool
+    rotation_rate_rpm:
+      description:
+        - Nominal rotation rate the drive reports, in rpm; V(0) for a drive that says it does
+          not rotate (solid state). From ATA IDENTIFY word 217 (udev's
+          C(ID_ATA_ROTATION_RATE_RPM)) or SCSI VPD page 0xb1.
+        - Null when the drive reports none (NVMe, virtio, older ATA and SCSI drives).
+      type: int
+      sample: 7200
     removable:
       description: Removable media.
       type: bool

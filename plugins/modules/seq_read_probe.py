@@ -106,7 +106,7 @@ choices:
   returned: always
   type: list
   elements: dict
-  sample: [{model: CEPHOPS FAST SSD, max_sectors_kb: 64}]
+  sample: [{model: CEPHOPS SATA SSD 870 PRO 3840GB WITH PLP, max_sectors_kb: 64}]
 commands:
   description: The fio command line per value (check mode), or of the last value measured.
   returned: always

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import fnmatch
+import re
 
 # Names on single-queue kernels (before 5.0) for the blk-mq scheduler names.
 LEGACY_SCHEDULERS = {"none": "noop", "mq-deadline": "deadline"}
@@ -24,6 +25,9 @@ CLASS_RULES = {
     "virtio": {"KERNEL": "vd*"},
 }
 CLASSES = tuple(CLASS_RULES)
+# udev's ata_id and scsi_id store a model in ENV{ID_MODEL} with each run of whitespace and each
+# character outside these (valid UTF-8 aside) made "_"; glob characters stay a pattern.
+UDEV_ID_UNSAFE = re.compile(r"[^0-9A-Za-z#+\-.:=@_*?\[\]\u0080-\U0010ffff]")
 # A class set to one of these is left alone (0 is no valid size, "" no scheduler).
 UNMANAGED = (None, "", 0)
 
@@ -100,10 +104,9 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
         if classes.get(cls) not in UNMANAGED:
             rules.append(dict(comment="class %s" % cls, match=CLASS_RULES[cls], attributes=attributes_for(classes[cls])))
     for entry in models:
-        # udev sees the model padded with spaces (SCSI INQUIRY): let the pattern match the padding.
-        pattern = entry["model"] if entry["model"].endswith("*") else entry["model"] + "*"
-        rules.append(dict(comment="model %s" % entry["model"], match={"ATTRS{model}": pattern},
-                          attributes=attributes_for(entry[attribute])))
+        for match in model_matches(entry["model"]):
+            rules.append(dict(comment="model %s" % entry["model"], match=match,
+                              attributes=attributes_for(entry[attribute])))
     for override in overrides:
         key, identity = ("ENV{ID_SERIAL_SHORT}", override["serial"]) if override.get("serial") \
             else ("ENV{ID_WWN}", override["wwn"])
@@ -121,6 +124,18 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
     changing = sorted(d["name"] for d in disks if d["name"] in chosen and str(chosen[d["name"]]["value"]) != str(
         d.get(attribute)))
     return dict(queues=queues, rules=rules, chosen=chosen, changing=changing, legacy=legacy, warnings=warnings)
+
+
+def model_matches(pattern):
+    """The udev matches that find the disks ``choose`` gives a model pattern, one rule each.
+
+    SCSI and ATA disks (sd*) by ENV{ID_MODEL}: for ATA it holds all 40 characters of the model,
+    where sysfs keeps the 16 of libata's SCSI translation and cannot tell two models with the
+    same start apart. NVMe by its sysfs model, which is complete but padded with spaces.
+    """
+    udev_pattern = UDEV_ID_UNSAFE.sub("_", re.sub(r"\s+", "_", pattern.strip()))
+    padded = pattern if pattern.endswith("*") else pattern + "*"
+    return [{"KERNEL": "sd*", "ENV{ID_MODEL}": udev_pattern}, {"KERNEL": "nvme*", "ATTRS{model}": padded}]
 
 
 def _identity_match(disk):

@@ -21,7 +21,8 @@ SCHEDULERS = {
     "CEPHOPS-NVME-0001": "none",  # the bookworm guest starts NVMe on mq-deadline: udev must change it
     "CEPHOPS-VIRTIO-0001": "none",
 }
-SATA_SSDS = ("CEPHOPS-SSD-0001", "CEPHOPS-SLOW-0001", DATA_SERIAL, "CEPHOPS-OPSSD-0001")
+# By class, but the fast SSD by its model (max_sectors_kb_models in the lab's group_vars).
+MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "64", DATA_SERIAL: "64", "CEPHOPS-OPSSD-0001": "64"}
 RULES = ("/etc/udev/rules.d/60-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
 GATE_CACHE = "/var/cache/cephops-osd-tuning/gate"
 
@@ -40,9 +41,9 @@ def test_scheduler_set_by_udev_at_boot(host, serial):
     assert active_scheduler(host, serial) == SCHEDULERS[serial]
 
 
-@pytest.mark.parametrize("serial", SATA_SSDS)
+@pytest.mark.parametrize("serial", sorted(MAX_SECTORS_KB))
 def test_max_sectors_kb_holds_on_sata_ssds(host, serial):
-    assert queue(host, serial, "max_sectors_kb") == "64"
+    assert queue(host, serial, "max_sectors_kb") == MAX_SECTORS_KB[serial]
 
 
 def test_max_sectors_kb_left_alone_where_not_chosen(host):

@@ -16,8 +16,8 @@ from test_lab import whole_disk_by_serial  # noqa: E402
 
 testinfra_hosts = ["ansible://osds"]
 
-FAST = "/dev/disk/by-id/ata-CEPHOPS_FAST_SSD_CEPHOPS-SSD-0001"
-SLOW = "/dev/disk/by-id/ata-CEPHOPS_SLOW_SSD_CEPHOPS-SLOW-0001"
+FAST = "/dev/disk/by-id/ata-CEPHOPS_SATA_SSD_870_PRO_3840GB_WITH_PLP_CEPHOPS-SSD-0001"
+SLOW = "/dev/disk/by-id/ata-CEPHOPS_SATA_SSD_870_EVO_500GB_CEPHOPS-SLOW-0001"
 VIRTIO = "/dev/disk/by-id/virtio-CEPHOPS-VIRTIO-0001"
 REPORTS = Path(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")) / "qualify"
 RECORDS = ("/var/lib/cephops-osd-tuning/io_scheduler-queues.json",

@@ -1,6 +1,9 @@
 """queue_plan on disks as disk_facts reports them."""
 
+import pytest
+
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev_queue_rules
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
 
 
@@ -71,9 +74,44 @@ def test_rules_cover_classes_models_and_disks_in_that_order():
     rules = queue_plan.plan(ZOO, "scheduler", CLASSES, [{"model": "CEPHOPS HDD", "scheduler": "bfq"}],
                             [{"serial": "CEPHOPS-NVME-0001", "scheduler": "mq-deadline"}])["rules"]
     assert [r["comment"] for r in rules] == ["class ssd", "class hdd", "class nvme", "model CEPHOPS HDD",
-                                             "disk CEPHOPS-NVME-0001"]
-    assert rules[3]["match"] == {"ATTRS{model}": "CEPHOPS HDD*"}
-    assert rules[4]["match"] == {"ENV{ID_SERIAL_SHORT}": "CEPHOPS-NVME-0001"}
+                                             "model CEPHOPS HDD", "disk CEPHOPS-NVME-0001"]
+    assert rules[3]["match"] == {"KERNEL": "sd*", "ENV{ID_MODEL}": "CEPHOPS_HDD"}
+    assert rules[4]["match"] == {"KERNEL": "nvme*", "ATTRS{model}": "CEPHOPS HDD*"}
+    assert rules[5]["match"] == {"ENV{ID_SERIAL_SHORT}": "CEPHOPS-NVME-0001"}
+
+
+# Two ATA models whose first 16 characters, all that sysfs keeps of them, are the same.
+PRO, EVO = "Samsung SSD 850 PRO 256GB", "Samsung SSD 850 EVO 250GB"
+
+
+def test_a_model_choice_tells_apart_models_with_the_same_first_16_characters():
+    disks = [disk("sda", "sata", model=PRO), disk("sdb", "sata", model=EVO)]
+    result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 256}, [{"model": PRO, "max_sectors_kb": 64}])
+    assert result["chosen"] == {"sda": {"value": 64, "source": "model " + PRO},
+                                "sdb": {"value": 256, "source": "class ssd"}}
+    # udev's ID_MODEL holds the whole ATA model, whitespace made "_"; ATTRS{model} only 16 characters.
+    assert [r["match"] for r in result["rules"] if r["comment"].startswith("model")] == [
+        {"KERNEL": "sd*", "ENV{ID_MODEL}": "Samsung_SSD_850_PRO_256GB"},
+        {"KERNEL": "nvme*", "ATTRS{model}": PRO + "*"}]
+
+
+@pytest.mark.parametrize("pattern,udev", [
+    ("Samsung SSD 850*", "Samsung_SSD_850*"),
+    ("  INTEL  SSDSC2KB480G8 ", "INTEL_SSDSC2KB480G8"),
+    ("WDC WD80EFAX-68KNBN0", "WDC_WD80EFAX-68KNBN0"),
+    ("HGST HUS726T4TALA6L4 (x)", "HGST_HUS726T4TALA6L4__x_"),
+    ("Micron_5300_MTFDDAK480TDS", "Micron_5300_MTFDDAK480TDS"),
+    ("ST4000NM0035-1V4107 [AB]?", "ST4000NM0035-1V4107_[AB]?"),
+])
+def test_model_pattern_in_udevs_id_model_spelling(pattern, udev):
+    assert queue_plan.model_matches(pattern)[0]["ENV{ID_MODEL}"] == udev
+
+
+def test_model_rules_pass_the_udev_rules_check():
+    rules = queue_plan.plan([], "scheduler", {}, [{"model": 'Odd "quoted" model', "scheduler": "none"}])["rules"]
+    # The ENV{ID_MODEL} rule is safe whatever the pattern; the sysfs one holds the quote and is refused.
+    assert udev_queue_rules.check(rules[:1]) == []
+    assert udev_queue_rules.check(rules[1:])
 
 
 def test_legacy_kernel_gets_legacy_names():
