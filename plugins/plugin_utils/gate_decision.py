@@ -5,13 +5,15 @@
 
 ``host_record`` turns one host's candidates and probe jobs into approved and blocked disks;
 ``fleet_document`` gathers every host's record (hosts without one count as not approved)
-into the document the renderers of gate_report.py turn into reports.
+and the per-model view of fleet_models.py into the document the renderers of gate_report.py
+turn into reports.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.fleet_models import fleet_models
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_handover import handover
 
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
@@ -177,5 +179,6 @@ def fleet_document(hosts, records, settings, generated_at=None):
             "cached": sum(1 for d in disks if d["cached"]),
         },
         "hosts": entries,
+        "models": fleet_models(entries),
         "reference_drives": list(REFERENCE_DRIVES),
     }
