@@ -88,7 +88,7 @@ def _disk_entry(candidate, result, settings):
         "name": None, "model": None, "serial": None, "wwn": candidate["wwn"], "firmware": None, "size_bytes": None,
         "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
         "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
-        "cache_age_seconds": None, "plp_hint": None,
+        "cache_age_seconds": None, "plp": None,
     }
     for key in ("name", "model", "serial", "wwn", "firmware", "size_bytes", "transport", "verdict", "reasons",
                 "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached", "cache_age_seconds"):
@@ -96,7 +96,8 @@ def _disk_entry(candidate, result, settings):
             entry[key] = result[key]
     if result.get("rotational") is not None:
         entry["rotational"] = result["rotational"]
-    entry["plp_hint"] = (result.get("plp") or {}).get("hint")
+    if result.get("plp"):
+        entry["plp"] = {"verdict": result["plp"]["verdict"], "reasons": list(result["plp"]["reasons"])}
     entry["decision"] = decide(entry["verdict"], settings.get("allow_marginal"), settings.get("absent_policy"))
     entry["approved"] = {"approved": True, "blocked": False}.get(entry["decision"])
     entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")

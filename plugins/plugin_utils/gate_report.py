@@ -64,6 +64,12 @@ def _chosen_by(record):
     return ", ".join(words) or "none"
 
 
+def _plp(disk):
+    """The power-loss protection verdict (sync_write_probe) with its reasons."""
+    plp = disk["plp"]
+    return "-" if not plp else "%s: %s" % (plp["verdict"], "; ".join(plp["reasons"]))
+
+
 def _percent(share):
     return "%s %%" % _ms(share * 100)
 
@@ -109,11 +115,15 @@ def _firmware_mix(mixed):
                      for f in mixed["firmware"])
 
 
-def _model_notes(document):
-    """{(host, device): [line, ...]}: a disk's outliers and its model's firmware mix, for
-    JUnit, which reports disk by disk."""
+def _disk_notes(document):
+    """{(host, device): [line, ...]}: a disk's power-loss protection verdict, its outliers and
+    its model's firmware mix, for JUnit, which reports disk by disk."""
     models = document["models"]
     notes = {}
+    for entry in document["hosts"]:
+        for disk in entry["disks"]:
+            if disk["plp"]:
+                notes[(entry["host"], disk["device"])] = ["power-loss protection " + _plp(disk)]
     for group in models["groups"]:
         for outlier in group["outliers"]:
             notes.setdefault((outlier["host"], outlier["device"]), []).append(
@@ -162,7 +172,7 @@ class _Environment(Environment):
 
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
-_ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, approval=_approval, chosen_by=_chosen_by,
+_ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
                     md=_md, h=_html, x=_x, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix)
 
@@ -177,6 +187,9 @@ def _aligned(rows):
 
 HOST_TABLE = _ENV.from_string("""\
 {{ table }}
+{% for disk in record.disks if disk.plp %}
+{{ ("power-loss protection of %s: %s" | format(disk.device, disk | plp)) | text }}
+{% endfor %}
 {% for error in record.errors %}
 {{ ("error: " ~ error | text).rstrip() }}
 {% endfor %}
@@ -185,10 +198,11 @@ disks chosen by: {{ record | chosen_by }}""")
 
 def host_table(record):
     """Plain-text table of one host's disks, the message of a blocked host."""
-    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "DECISION", "REASONS")
+    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "DECISION", "REASONS")
     rows = [header] + [tuple(_text(cell) for cell in (
         d["device"], d["class"], d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
-        _cached(d), _approval(d), "; ".join(d["reasons"]))) for d in record["disks"]]
+        _cached(d), (d["plp"] or {}).get("verdict") or "-", _approval(d), "; ".join(d["reasons"])))
+        for d in record["disks"]]
     return HOST_TABLE.render(table=_aligned(rows), record=record)
 
 
@@ -236,7 +250,7 @@ def to_junit(document):
     is one failing test case."""
     root = ET.Element("testsuites", name="disk_gate")
     totals = {"tests": 0, "failures": 0, "skipped": 0}
-    notes = _model_notes(document)
+    notes = _disk_notes(document)
     for entry in document["hosts"]:
         suite = ET.SubElement(root, "testsuite", name=_text(entry["host"]))
         counts = {"tests": 0, "failures": 0, "skipped": 0}
@@ -294,16 +308,16 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 - Disks of {{ entry.host | md }} chosen by {{ entry | chosen_by | md }}.
 {% endfor %}
 
-| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Decision | Reasons |
-| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- |
+| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Power-loss protection | Decision | Reasons |
+| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- |
 {% for entry in document.hosts %}
 {% if not entry.disks %}
-| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
+| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
 {% endif %}
 {% for disk in entry.disks %}
 | {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk["class"] | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
-{{ disk | cached | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
 {% endfor %}
 
@@ -445,11 +459,11 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 {{ svg(entry, settings, document.reference_drives) }}
 {% if entry.disks %}
 <table><tr><th>Device</th><th>Model</th><th>Serial</th><th>Class</th><th>Verdict</th><th>Sync IOPS</th>\
-<th>p99 ms</th><th>Cached</th><th>Decision</th><th>Reasons</th></tr>
+<th>p99 ms</th><th>Cached</th><th>Power-loss protection</th><th>Decision</th><th>Reasons</th></tr>
 {% for disk in entry.disks %}
 <tr><td>{{ disk.device | h }}</td><td>{{ (disk.model or '-') | h }}</td><td>{{ (disk.serial or '-') | h }}</td>\
 <td>{{ disk['class'] | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
-<td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td>\
+<td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
 {% endfor %}
 </table>
@@ -535,7 +549,8 @@ def to_cephadm_spec(document):
     """OSD service specs of the disks the gate lets through, per host (paths differ per
     host), laid out as they were gated. Under the exclude policy every host's handed-over
     disks; under block and warn only hosts that passed. Service ids start with the settings'
-    ``cephadm_service_id``; the fleet's outliers (fleet_models.py) head the file as comments."""
+    ``cephadm_service_id``; the fleet's outliers (fleet_models.py) and the disks unlikely to
+    have power-loss protection head the file as comments."""
     settings = document.get("settings") or {}
     prefix = settings.get("cephadm_service_id") or "gated"
     specs, notes = [], []
@@ -544,6 +559,8 @@ def to_cephadm_spec(document):
             specs += _host_specs(prefix, entry, notes)
     notes += ["%s %s: fleet outlier: %s" % (outlier["host"], outlier["device"], _outlier(outlier))
               for group in document["models"]["groups"] for outlier in group["outliers"]]
+    notes += ["%s %s: power-loss protection %s" % (entry["host"], disk["device"], _plp(disk))
+              for entry in document["hosts"] for disk in entry["disks"] if (disk["plp"] or {}).get("verdict") == "unlikely"]
     head = "".join("# %s\n" % _text(note).replace("\n", " ") for note in notes)
     if not specs:
         return head + "# no host has disks the gate lets through\n"

@@ -131,7 +131,7 @@ def test_svg_places_bars_on_a_log_scale():
 def test_markdown_escapes_cells():
     text = gate_report.to_markdown(fleet())
     row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
-    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 9
+    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 10
     assert "| osd&lt;2&gt; | - |" in text
 
 
@@ -149,13 +149,13 @@ def markdown_rows(text, header="| Host "):
     return rows
 
 
-def test_markdown_rows_parse_back_to_ten_cells():
+def test_markdown_rows_parse_back_to_eleven_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document))
-    assert [len(row) for row in rows] == [10] * 5
+    assert [len(row) for row in rows] == [11] * 5
     escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
     assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
-    assert rows[0][9] == escaped + "; " + escaped
+    assert rows[0][10] == escaped + "; " + escaped
     assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
 
 
@@ -231,10 +231,12 @@ def test_cephadm_spec_without_approved_disks_is_empty():
 def test_text_table_names_every_disk_and_reason():
     lines = gate_report.to_table(fleet()).splitlines()
     assert lines[0] == "osd1: not passed"
-    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "DECISION", "REASONS"]
+    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "PLP", "DECISION",
+                                 "REASONS"]
     assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
+    assert lines[3].split()[6] == "likely" and "power-loss protection of /dev/sdc: likely: fsync costs 0.02 ms" in lines
 
 
 def test_text_table_columns_line_up_and_nothing_is_evaluated():
@@ -302,9 +304,9 @@ def test_every_report_shows_the_fleet_per_model_its_outlier_and_mixed_firmware()
     root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
     outs = dict(((s.get("name"), c.get("name").split()[0]), c.find("system-out").text)
                 for s in root.findall("testsuite") for c in s.findall("testcase"))
-    assert outs[("osd-07", "/dev/sdb")].splitlines()[1] == "fleet outlier: " + said
-    assert outs[("osd-07", "/dev/sdc")].splitlines()[1] == "firmware XCV10120; the fleet runs this model with " + mix
-    assert outs[("osd-08", "/dev/sdc")] == "suitable, 20 000 sync IOPS, p99 0.2 ms"
+    assert outs[("osd-07", "/dev/sdb")].splitlines()[2] == "fleet outlier: " + said
+    assert outs[("osd-07", "/dev/sdc")].splitlines()[2] == "firmware XCV10120; the fleet runs this model with " + mix
+    assert outs[("osd-08", "/dev/sdc")].splitlines()[0] == "suitable, 20 000 sync IOPS, p99 0.2 ms"
     assert not root.findall(".//failure")
 
     spec = gate_report.to_cephadm_spec(document)
@@ -319,3 +321,27 @@ def test_the_per_model_view_of_a_hostile_fleet_stays_in_its_cells():
     assert [(len(row), row[0]) for row in rows] == [(8, escaped)]
     table = gate_report.models_table(document["models"])
     assert "{{ 7 * 7 }}" in table and "49" not in table
+
+
+def test_every_report_shows_the_power_loss_protection_verdict_with_its_reasons():
+    unlikely = {"verdict": "unlikely", "reasons": ["fsync costs 1.735 ms", "a flush of 0.5 ms or more empties a "
+                                                   "volatile cache to flash"]}
+    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd")], {"flash": finished_ok(
+        result("/dev/sdb", "suitable", 9000.0), result("/dev/sdc", "unsuitable", 574.0, plp=unlikely),
+        result("/dev/sdd", "refused", plp=None))})
+    document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
+    said = "unlikely: fsync costs 1.735 ms; a flush of 0.5 ms or more empties a volatile cache to flash"
+    assert [d["plp"] for d in json.loads(gate_report.to_json(document))["hosts"][0]["disks"]] == [
+        {"verdict": "likely", "reasons": ["fsync costs 0.02 ms"]}, unlikely, None]
+    table = gate_report.to_table(document).splitlines()
+    column = table[1].index("PLP")
+    assert [line[column:].split()[0] for line in table[2:5]] == ["likely", "unlikely", "-"]
+    assert "power-loss protection of /dev/sdc: " + said in table
+    assert [row[8] for row in markdown_rows(gate_report.to_markdown(document))] == [
+        "likely: fsync costs 0.02 ms", said, "-"]
+    assert "<td>%s</td>" % said in gate_report.to_html(document)
+    root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
+    outs = [(c.find("system-out").text if c.find("system-out") is not None else None) for c in root.iter("testcase")]
+    assert [out and out.splitlines()[-1] for out in outs] == [
+        "power-loss protection likely: fsync costs 0.02 ms", "power-loss protection " + said, None]
+    assert gate_report.to_cephadm_spec(document).startswith("# osd1 /dev/sdc: power-loss protection %s\n" % said)
