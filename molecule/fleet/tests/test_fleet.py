@@ -77,6 +77,15 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware():
     assert 'id="per-model"' in (REPORTS / "disk_gate.html").read_text()
 
 
+def test_fleet_report_gives_every_measured_disk_a_power_loss_protection_verdict():
+    # The shape only: no lab disk is made to behave with or without a real flush cost yet.
+    report = json.loads((REPORTS / "disk_gate.json").read_text())
+    disks = [disk for entry in report["hosts"] for disk in entry["disks"]]
+    assert disks and all(d["plp"]["verdict"] in ("likely", "unlikely", "unknown") and d["plp"]["reasons"]
+                         for d in disks)
+    assert "Power-loss protection" in (REPORTS / "disk_gate.md").read_text()
+
+
 def test_an_unreachable_host_is_never_approved_and_hides_no_other_result(tmp_path):
     # A third host that refuses connections, next to the two real ones, in one qualify.yml run.
     ghost = tmp_path / "ghost.yml"
