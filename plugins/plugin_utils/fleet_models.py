@@ -99,7 +99,8 @@ def fleet_models(entries):
     for entry in entries:
         for disk in entry["disks"]:
             if not disk["model"]:
-                without_model += disk["write_iops"] is not None
+                if disk["write_iops"] is not None:
+                    without_model += 1
                 continue
             members.setdefault((disk["model"], disk["firmware"]), []).append(_member(entry, disk))
     keys = sorted(members, key=lambda key: (key[0], key[1] or ""))
