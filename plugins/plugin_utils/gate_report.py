@@ -324,7 +324,7 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 {% set models = document.models %}
 ## Per model and firmware
 
-{{ models | rule | md }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.
+Rule: {{ models | rule | md }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.
 
 | Model | Firmware | Disks | Hosts | Median sync IOPS | Median p99 ms | Judged | Outliers |
 | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
@@ -471,7 +471,7 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 {% endfor %}
 {% set models = document.models %}
 <h2 id="per-model">Per model and firmware</h2>
-<p>{{ models | rule | h }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.</p>
+<p>Rule: {{ models | rule | h }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.</p>
 {% if models.groups %}
 <table><tr><th>Model</th><th>Firmware</th><th>Disks</th><th>Hosts</th><th>Median sync IOPS</th><th>Median p99 ms</th>\
 <th>Judged</th><th>Outliers</th></tr>
