@@ -33,7 +33,7 @@ def host_records(hosts, disks):
         results = [{"device": dev, "name": "sd%s" % chr(97 + d), "model": "SYNTHETIC SSD", "serial": "S%d" % d,
                     "verdict": VERDICTS[(index + d) % len(VERDICTS)], "reasons": ["synthetic"],
                     "write_iops": 500.0 + 997 * ((index + d) % 40), "p99_sync_latency_ms": 0.3,
-                    "runtime_ms": 15000, "cached": False, "cache_age_seconds": None, "plp": {"hint": None}}
+                    "runtime_ms": 15000, "cached": False, "cache_age_seconds": None, "plp": {"verdict": "unknown", "reasons": ["synthetic"]}}
                    for d, dev in enumerate(devices)]
         # The registered results of the role's async start task and of async_status.
         started = [{"ansible_job_id": "j1", "started": 1, "finished": 0}]

@@ -22,6 +22,10 @@ description:
     V(cephadm_spec) OSD service specs of the hosts that passed (under the exclude policy, of
     the disks handed to ceph-osd), laid out as gated (C(data_devices), C(db_devices),
     C(wal_devices) paths, by-id or WWN links); V(table) the plain-text tables.
+  - Every format also shows the fleet per model and firmware (C(models) in V(json)) - each
+    group's median and median absolute deviation of sync IOPS and p99 latency, the disks far
+    from them (flagged, not blocked) and models that run more than one firmware; in V(junit)
+    on the test cases of the disks concerned, in V(cephadm_spec) as comments.
   - Everything taken from hardware (models, serials, device names) is escaped for the format.
 author:
   - cephops maintainers (@cephops)

@@ -13,7 +13,8 @@ import json
 import os
 import tempfile
 
-FORMAT = 1
+# 2: the power-loss protection verdict replaced the hint.
+FORMAT = 2
 # Only measurements are kept: an error or a refusal must be looked at again on the next run.
 CACHEABLE_VERDICTS = ("suitable", "marginal", "unsuitable")
 # Every setting that shapes a measurement or its verdict; the timeout and fio's path do not.

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the sync-write probe concludes from its measurements: the verdict against the
 thresholds, when the adaptive probe may stop early, where the journal ramp saturates, the
-power-loss protection hint and the faster write cache setting.
+power-loss protection verdict and the faster write cache setting.
 
 Every function here is pure: measurements in (see fio_job), conclusions out.
 """
@@ -133,19 +133,94 @@ def saturated_at(steps, min_gain):
     return None
 
 
-# --------------------------------------------------------------------------- power-loss protection hint
+# --------------------------------------------------------------------------- power-loss protection
 
-def plp_hint(synced_iops, unsynced_iops, ratio_threshold=0.5):
-    """Drives with power-loss protection acknowledge a flush from protected cache, so they
-    lose little under fsync; drives without one drop to a fraction (the SSD selection article, Vitastor)."""
-    if not unsynced_iops:
+# What one fsync may cost, from the SSD selection article's probes: a drive with power-loss
+# protection acknowledges a flush from its protected cache (Kioxia CD6 0.02 ms, Intel DC S3500
+# 0.11 ms over SATA), one without empties its volatile cache to flash (Samsung 980 1.7 ms).
+PLP_CHEAP_FLUSH_MS = 0.25
+PLP_COSTLY_FLUSH_MS = 0.5
+# A durable write slower than this leaves no room to tell a protected cache from no cache at
+# all: the write itself costs as much as a flush to flash would.
+PLP_FAST_DURABLE_WRITE_MS = 0.5
+
+
+def write_ms(measurement):
+    """Mean time of one write as the probe issued it, its fsync included: fio's completion
+    latency plus the fsync latency (O_DSYNC writes carry their flush in the completion)."""
+    latency = measurement.get("latency_us") or {}
+    completion = latency.get("completion") or {}
+    if completion.get("mean") is None:
         return None
-    ratio = round(synced_iops / unsynced_iops, 3)
-    if ratio >= ratio_threshold:
-        text = "fsync costs little (ratio %s): consistent with power-loss protection" % _num(ratio)
+    return (completion["mean"] + ((latency.get("sync") or {}).get("mean") or 0)) / 1000.0
+
+
+def _cache_reason(cache):
+    """Why the write cache alone leaves the fsync figures silent on power-loss protection, or
+    None when a volatile cache is on and flushed."""
+    tool, view = cache.get("tool"), cache.get("kernel_view")
+    if cache.get("enabled") is False:
+        return ("the write cache is off (%s): every write is durable when it completes and fsync has nothing to "
+                "flush, with or without power-loss protection; measure with the cache on to tell"
+                % ("queue/write_cache " + view if tool == "sysfs" else tool))
+    if tool != "sysfs" and cache.get("enabled") and view == "write through":
+        return ("the drive's write cache is on but the kernel treats it as write-through (queue/write_cache) and "
+                "sends no flush: fsync reached no cache, and acknowledged writes may be lost on power loss")
+    return None
+
+
+def plp_unknown(why):
+    """The verdict of a disk without a measurement without fsync."""
+    return {"verdict": "unknown", "reasons": [why], "unsynced_iops": None, "ratio": None, "flush_cost_ms": None}
+
+
+def plp_verdict(synced, unsynced, cache):
+    """Power-loss protection ``likely``, ``unlikely`` or ``unknown`` with its reasons, from the
+    probe's measurement (``synced``), the same job without fsync (``unsynced``) and the write
+    cache as write_cache.read gives it (None when not read).
+
+    What one fsync costs is the mean durable write minus the mean write without fsync. A
+    drive with power-loss protection acknowledges a flush from its protected cache, so the
+    cost is small and durable writes are fast; one without must empty a volatile cache to
+    flash. Nothing on the bus reports power-loss protection, and the cost only shows while
+    the drive has a volatile cache, it is on, and the kernel sends flushes."""
+    iops, unsynced_iops = synced["write_iops"], unsynced["write_iops"]
+    found = {"unsynced_iops": unsynced_iops, "ratio": round(iops / unsynced_iops, 3) if unsynced_iops else None,
+             "flush_cost_ms": None}
+    durable, plain = write_ms(synced), write_ms(unsynced)
+    if durable is None or plain is None:
+        return dict(found, verdict="unknown", reasons=["no latency figures of both runs"])
+    cost = found["flush_cost_ms"] = round(max(durable - plain, 0.0), 3)
+    fast = durable <= PLP_FAST_DURABLE_WRITE_MS
+    reasons = ["a durable write takes %s ms (%s IOPS), one without fsync %s ms (%s IOPS): fsync costs %s ms" % (
+        _num(round(durable, 3)), _num(iops), _num(round(plain, 3)), _num(unsynced_iops), _num(cost))]
+    cache = cache or {}
+    silenced = _cache_reason(cache)
+    if cache.get("enabled") is None and cache.get("volatile") is None:
+        reasons.insert(0, "the write cache state could not be read: the figures alone decide")
+    elif cache.get("tool") == "nvme" and cache.get("volatile") is False:
+        return dict(found, verdict="likely" if fast else "unknown", reasons=[
+            "the drive reports no volatile write cache (NVMe vwc 0): acknowledged writes are durable by design"
+        ] + reasons + [
+            "durable writes are fast (up to %s ms): held in a protected buffer or written through" % _num(
+                PLP_FAST_DURABLE_WRITE_MS) if fast else
+            "durable writes take more than %s ms: nothing shows a protected buffer" % _num(PLP_FAST_DURABLE_WRITE_MS)])
+    elif silenced:
+        return dict(found, verdict="unknown", reasons=[silenced] + reasons)
+    if cost >= PLP_COSTLY_FLUSH_MS:
+        verdict, why = "unlikely", "a flush of %s ms or more empties a volatile cache to flash" % _num(
+            PLP_COSTLY_FLUSH_MS)
+    elif cost > PLP_CHEAP_FLUSH_MS:
+        verdict, why = "unknown", "between a protected cache (up to %s ms) and a flush to flash (%s ms or more)" % (
+            _num(PLP_CHEAP_FLUSH_MS), _num(PLP_COSTLY_FLUSH_MS))
+    elif not fast:
+        verdict, why = "unknown", (
+            "fsync costs little, but a durable write takes more than %s ms: every write is slow, so the flush cost "
+            "cannot be told apart" % _num(PLP_FAST_DURABLE_WRITE_MS))
     else:
-        text = "fsync costs much (ratio %s): likely no power-loss protection" % _num(ratio)
-    return {"unsynced_iops": unsynced_iops, "ratio": ratio, "hint": text}
+        verdict, why = "likely", "flushes acknowledged within %s ms and fast durable writes: a protected cache" % (
+            _num(PLP_CHEAP_FLUSH_MS))
+    return dict(found, verdict=verdict, reasons=reasons + [why])
 
 
 # --------------------------------------------------------------------------- write cache

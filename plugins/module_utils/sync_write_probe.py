@@ -312,17 +312,19 @@ class Prober:
             "error": errors.get(name),
         }) for name, found in steps.items())
 
-    def plp_hints(self, disks, measured):
+    def plp_verdicts(self, disks, measured, caches):
+        """Each disk's power-loss protection verdict from a short run of the same job without fsync."""
         outcomes = self.measure(disks, options=fio_job.unsynced(self.s["options"]), runtime=self.s["plp_runtime"])
-        hints = {}
+        verdicts = {}
         for disk in disks:
             outcome = outcomes[disk["name"]]
             if "error" in outcome:
-                hints[disk["name"]] = {"unsynced_iops": None, "ratio": None, "hint": None, "error": outcome["error"]}
+                verdicts[disk["name"]] = dict(probe_verdict.plp_unknown(
+                    "the probe without fsync failed: %s" % outcome["error"]), error=outcome["error"])
             else:
-                hints[disk["name"]] = dict(probe_verdict.plp_hint(measured[disk["name"]]["write_iops"],
-                                                                  outcome["measurement"]["write_iops"]), error=None)
-        return hints
+                verdicts[disk["name"]] = dict(probe_verdict.plp_verdict(
+                    measured[disk["name"]], outcome["measurement"], caches[disk["name"]]), error=None)
+        return verdicts
 
     def compare_write_cache(self, disks, caches, measured):
         """Measure each disk with its write cache switched the other way, then switch it back."""
@@ -372,11 +374,14 @@ class Prober:
             if good and self.s["mode"] == "journal":
                 for name, ramp in self.journal_ramp(good, measured).items():
                     results[name]["journal"] = ramp
+            caches = dict((d["name"], results[d["name"]]["write_cache"]) for d in good)
             if good and self.s["plp_runtime"] and self.s["method"] == "fio":
-                for name, hint in self.plp_hints(good, measured).items():
-                    results[name]["plp"] = hint
+                for name, verdict in self.plp_verdicts(good, measured, caches).items():
+                    results[name]["plp"] = verdict
+            for disk in good:
+                results[disk["name"]].setdefault("plp", dict(probe_verdict.plp_unknown(
+                    "no probe without fsync to compare with (plp_runtime 0, or the dd method)"), error=None))
             if good and self.s["compare_write_cache"]:
-                caches = dict((d["name"], results[d["name"]]["write_cache"]) for d in good)
                 for name, comparison in self.compare_write_cache(good, caches, measured).items():
                     results[name]["write_cache_comparison"] = comparison
         except (interrupts.Interrupted, probe_region.JournalError) as exc:

@@ -5,13 +5,15 @@
 
 ``host_record`` turns one host's candidates and probe jobs into approved and blocked disks;
 ``fleet_document`` gathers every host's record (hosts without one count as not approved)
-into the document the renderers of gate_report.py turn into reports.
+and the per-model view of fleet_models.py into the document the renderers of gate_report.py
+turn into reports.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.fleet_models import fleet_models
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_handover import handover
 
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
@@ -86,7 +88,7 @@ def _disk_entry(candidate, result, settings):
         "name": None, "model": None, "serial": None, "wwn": candidate["wwn"], "firmware": None, "size_bytes": None,
         "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
         "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
-        "cache_age_seconds": None, "plp_hint": None,
+        "cache_age_seconds": None, "plp": None,
     }
     for key in ("name", "model", "serial", "wwn", "firmware", "size_bytes", "transport", "verdict", "reasons",
                 "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached", "cache_age_seconds"):
@@ -94,7 +96,8 @@ def _disk_entry(candidate, result, settings):
             entry[key] = result[key]
     if result.get("rotational") is not None:
         entry["rotational"] = result["rotational"]
-    entry["plp_hint"] = (result.get("plp") or {}).get("hint")
+    if result.get("plp"):
+        entry["plp"] = {"verdict": result["plp"]["verdict"], "reasons": list(result["plp"]["reasons"])}
     entry["decision"] = decide(entry["verdict"], settings.get("allow_marginal"), settings.get("absent_policy"))
     entry["approved"] = {"approved": True, "blocked": False}.get(entry["decision"])
     entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")
@@ -177,5 +180,6 @@ def fleet_document(hosts, records, settings, generated_at=None):
             "cached": sum(1 for d in disks if d["cached"]),
         },
         "hosts": entries,
+        "models": fleet_models(entries),
         "reference_drives": list(REFERENCE_DRIVES),
     }

@@ -64,6 +64,80 @@ def _chosen_by(record):
     return ", ".join(words) or "none"
 
 
+def _plp(disk):
+    """The power-loss protection verdict (sync_write_probe) with its reasons."""
+    plp = disk["plp"]
+    return "-" if not plp else "%s: %s" % (plp["verdict"], "; ".join(plp["reasons"]))
+
+
+def _percent(share):
+    return "%s %%" % _ms(share * 100)
+
+
+def _rule(models):
+    """The outlier rule of fleet_models.py in words, with its constants."""
+    rule = models["rule"]
+    return ("a disk is flagged when its sync IOPS or p99 latency is further from the median of its model and "
+            "firmware than %g x %g x MAD or %s of the median, whichever is more; groups of fewer than %d measured "
+            "disks are not judged" % (rule["k"], rule["sigma_per_mad"], _percent(rule["floor"]),
+                                      rule["min_group"]))
+
+
+def _value(key, value):
+    """A figure of fleet_models.py as the reports print it: IOPS or milliseconds."""
+    return _iops(value) if key == "write_iops" else _ms(value)
+
+
+def _figure(group, key):
+    figure = group["figures"][key]
+    return "-" if figure is None else "%s (MAD %s)" % (_value(key, figure["median"]), _value(key, figure["mad"]))
+
+
+def _judged(group, min_group):
+    return "yes" if group["judged"] else "no: %d of %d measured disks" % (group["measured"], min_group)
+
+
+def _outlier(outlier):
+    """What makes a disk an outlier, in words: the figure, its median and the allowed deviation."""
+    key = outlier["figure"]
+    return "%s %s, %s the median %s of its model and firmware by more than %s" % (
+        outlier["label"], _value(key, outlier["value"]), outlier["direction"], _value(key, outlier["median"]),
+        _value(key, outlier["allowed"]))
+
+
+def _hosts(hosts, shown=5):
+    names = ", ".join(hosts[:shown])
+    return names if len(hosts) <= shown else "%s and %d more hosts" % (names, len(hosts) - shown)
+
+
+def _firmware_mix(mixed):
+    return "; ".join("%s on %d disks (%s)" % (_text(f["firmware"] or "unknown"), f["disks"], _hosts(f["hosts"]))
+                     for f in mixed["firmware"])
+
+
+def _disk_notes(document):
+    """{(host, device): [line, ...]}: a disk's power-loss protection verdict, its outliers and
+    its model's firmware mix, for JUnit, which reports disk by disk."""
+    models = document["models"]
+    notes = {}
+    for entry in document["hosts"]:
+        for disk in entry["disks"]:
+            if disk["plp"]:
+                notes[(entry["host"], disk["device"])] = ["power-loss protection " + _plp(disk)]
+    for group in models["groups"]:
+        for outlier in group["outliers"]:
+            notes.setdefault((outlier["host"], outlier["device"]), []).append(
+                "fleet outlier: " + _outlier(outlier))
+    mixed = dict((m["model"], m) for m in models["mixed_firmware"])
+    for entry in document["hosts"]:
+        for disk in entry["disks"]:
+            if disk["model"] in mixed:
+                notes.setdefault((entry["host"], disk["device"]), []).append(
+                    "firmware %s; the fleet runs this model with %s" % (
+                        _text(disk["firmware"] or "unknown"), _firmware_mix(mixed[disk["model"]])))
+    return notes
+
+
 def _md(value):
     """A Markdown table cell: pipes and newlines would break the table, and renderers pass
     HTML through, so it is escaped too."""
@@ -98,15 +172,23 @@ class _Environment(Environment):
 
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
-_ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, approval=_approval, chosen_by=_chosen_by,
-                    md=_md, h=_html, x=_x)
+_ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
+                    md=_md, h=_html, x=_x, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
+                    firmware_mix=_firmware_mix)
 
 # --------------------------------------------------------------------------- text table
 
+def _aligned(rows):
+    """Plain-text rows in columns; the last column is not padded."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join(("".join(cell.ljust(width) + "  " for cell, width in zip(row, widths)) + row[-1]).rstrip()
+                     for row in rows)
+
+
 HOST_TABLE = _ENV.from_string("""\
-{% for row in rows %}
-{% set line %}{% for cell in row[:-1] %}{{ cell.ljust(widths[loop.index0]) }}  {% endfor %}{{ row[-1] }}{% endset %}
-{{ line.rstrip() }}
+{{ table }}
+{% for disk in record.disks if disk.plp %}
+{{ ("power-loss protection of %s: %s" | format(disk.device, disk | plp)) | text }}
 {% endfor %}
 {% for error in record.errors %}
 {{ ("error: " ~ error | text).rstrip() }}
@@ -116,18 +198,44 @@ disks chosen by: {{ record | chosen_by }}""")
 
 def host_table(record):
     """Plain-text table of one host's disks, the message of a blocked host."""
-    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "DECISION", "REASONS")
+    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "DECISION", "REASONS")
     rows = [header] + [tuple(_text(cell) for cell in (
         d["device"], d["class"], d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
-        _cached(d), _approval(d), "; ".join(d["reasons"]))) for d in record["disks"]]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
-    return HOST_TABLE.render(rows=rows, widths=widths, record=record)
+        _cached(d), (d["plp"] or {}).get("verdict") or "-", _approval(d), "; ".join(d["reasons"])))
+        for d in record["disks"]]
+    return HOST_TABLE.render(table=_aligned(rows), record=record)
+
+
+MODELS_TABLE = _ENV.from_string("""\
+Per model and firmware: {{ models | rule }}.
+{{ table }}
+{% for group in models.groups %}
+{% for outlier in group.outliers %}
+{{ ("outlier: %s %s (%s, %s): %s" | format(outlier.host, outlier.device, group.model, group.firmware or "-", \
+outlier | outlier)) | text }}
+{% endfor %}
+{% endfor %}
+{% for mixed in models.mixed_firmware %}
+{{ ("mixed firmware: %s: %s" | format(mixed.model, mixed | firmware_mix)) | text }}
+{% endfor %}
+measured disks without a model (not grouped): {{ models.measured_without_model }}""")
+
+
+def models_table(models):
+    """Plain-text table of the fleet per model and firmware, its outliers and mixed firmware."""
+    header = ("MODEL", "FIRMWARE", "DISKS", "HOSTS", "MEDIAN SYNC IOPS", "MEDIAN P99 MS", "JUDGED", "OUTLIERS")
+    rows = [header] + [tuple(_text(cell) for cell in (
+        g["model"], g["firmware"] or "-", g["disks"], g["hosts"], _figure(g, "write_iops"),
+        _figure(g, "p99_sync_latency_ms"), _judged(g, models["rule"]["min_group"]), len(g["outliers"])))
+        for g in models["groups"]]
+    return MODELS_TABLE.render(table=_aligned(rows), models=models)
 
 
 def to_table(document):
-    """Every host's text table under a line naming it and its state."""
-    return "\n\n".join("%s: %s\n%s" % (_text(entry["host"]), "passed" if entry["passed"] else "not passed",
-                                       host_table(entry)) for entry in document["hosts"])
+    """Every host's text table under a line naming it and its state, then the fleet per model."""
+    return "\n\n".join(["%s: %s\n%s" % (_text(entry["host"]), "passed" if entry["passed"] else "not passed",
+                                        host_table(entry)) for entry in document["hosts"]]
+                        + [models_table(document["models"])])
 
 
 # --------------------------------------------------------------------------- JSON and JUnit
@@ -142,6 +250,7 @@ def to_junit(document):
     is one failing test case."""
     root = ET.Element("testsuites", name="disk_gate")
     totals = {"tests": 0, "failures": 0, "skipped": 0}
+    notes = _disk_notes(document)
     for entry in document["hosts"]:
         suite = ET.SubElement(root, "testsuite", name=_text(entry["host"]))
         counts = {"tests": 0, "failures": 0, "skipped": 0}
@@ -170,6 +279,11 @@ def to_junit(document):
                 out.text = _text("%s, %s sync IOPS, p99 %s ms%s" % (
                     disk["verdict"], _iops(disk["write_iops"]), _ms(disk["p99_sync_latency_ms"]),
                     ", cached" if disk["cached"] else ""))
+            if disk is not None and notes.get((entry["host"], disk["device"])):
+                out = case.find("system-out")
+                if out is None:
+                    out = ET.SubElement(case, "system-out")
+                out.text = _text("\n".join(([out.text] if out.text else []) + notes[(entry["host"], disk["device"])]))
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
@@ -194,17 +308,40 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 - Disks of {{ entry.host | md }} chosen by {{ entry | chosen_by | md }}.
 {% endfor %}
 
-| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Decision | Reasons |
-| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- |
+| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Power-loss protection | Decision | Reasons |
+| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- |
 {% for entry in document.hosts %}
 {% if not entry.disks %}
-| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
+| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
 {% endif %}
 {% for disk in entry.disks %}
 | {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk["class"] | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
-{{ disk | cached | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
+{% endfor %}
+
+{% set models = document.models %}
+## Per model and firmware
+
+Rule: {{ models | rule | md }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.
+
+| Model | Firmware | Disks | Hosts | Median sync IOPS | Median p99 ms | Judged | Outliers |
+| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
+{% for group in models.groups %}
+| {{ group.model | md }} | {{ group.firmware | md }} | {{ group.disks }} | {{ group.hosts }} | \
+{{ group | figure("write_iops") | md }} | {{ group | figure("p99_sync_latency_ms") | md }} | \
+{{ group | judged(models.rule.min_group) | md }} | {{ group.outliers | length }} |
+{% endfor %}
+
+{% for group in models.groups %}
+{% for outlier in group.outliers %}
+- Outlier: {{ outlier.host | md }} {{ outlier.device | md }} ({{ group.model | md }}, {{ group.firmware | md }}): \
+{{ outlier | outlier | md }}.
+{% endfor %}
+{% endfor %}
+{% for mixed in models.mixed_firmware %}
+- Mixed firmware: {{ mixed.model | md }}: {{ mixed | firmware_mix | md }}.
 {% endfor %}
 
 Reference drives (sync IOPS): \
@@ -322,16 +459,43 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 {{ svg(entry, settings, document.reference_drives) }}
 {% if entry.disks %}
 <table><tr><th>Device</th><th>Model</th><th>Serial</th><th>Class</th><th>Verdict</th><th>Sync IOPS</th>\
-<th>p99 ms</th><th>Cached</th><th>Decision</th><th>Reasons</th></tr>
+<th>p99 ms</th><th>Cached</th><th>Power-loss protection</th><th>Decision</th><th>Reasons</th></tr>
 {% for disk in entry.disks %}
 <tr><td>{{ disk.device | h }}</td><td>{{ (disk.model or '-') | h }}</td><td>{{ (disk.serial or '-') | h }}</td>\
 <td>{{ disk['class'] | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
-<td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td>\
+<td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
 {% endfor %}
 </table>
 {% endif %}
 {% endfor %}
+{% set models = document.models %}
+<h2 id="per-model">Per model and firmware</h2>
+<p>Rule: {{ models | rule | h }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.</p>
+{% if models.groups %}
+<table><tr><th>Model</th><th>Firmware</th><th>Disks</th><th>Hosts</th><th>Median sync IOPS</th><th>Median p99 ms</th>\
+<th>Judged</th><th>Outliers</th></tr>
+{% for group in models.groups %}
+<tr><td>{{ group.model | h }}</td><td>{{ (group.firmware or '-') | h }}</td><td>{{ group.disks }}</td>\
+<td>{{ group.hosts }}</td><td>{{ group | figure('write_iops') | h }}</td>\
+<td>{{ group | figure('p99_sync_latency_ms') | h }}</td><td>{{ group | judged(models.rule.min_group) | h }}</td>\
+<td class="{{ 'blocked' if group.outliers else 'approved' }}">{{ group.outliers | length }}</td></tr>
+{% endfor %}
+</table>
+{% endif %}
+{% if models.outliers or models.mixed_firmware %}
+<ul>
+{% for group in models.groups %}
+{% for outlier in group.outliers %}
+<li class="blocked">Outlier: {{ outlier.host | h }} {{ outlier.device | h }} ({{ group.model | h }}, \
+{{ (group.firmware or '-') | h }}): {{ outlier | outlier | h }}</li>
+{% endfor %}
+{% endfor %}
+{% for mixed in models.mixed_firmware %}
+<li>Mixed firmware: {{ mixed.model | h }}: {{ mixed | firmware_mix | h }}</li>
+{% endfor %}
+</ul>
+{% endif %}
 </body></html>
 """)
 
@@ -385,13 +549,18 @@ def to_cephadm_spec(document):
     """OSD service specs of the disks the gate lets through, per host (paths differ per
     host), laid out as they were gated. Under the exclude policy every host's handed-over
     disks; under block and warn only hosts that passed. Service ids start with the settings'
-    ``cephadm_service_id``."""
+    ``cephadm_service_id``; the fleet's outliers (fleet_models.py) and the disks unlikely to
+    have power-loss protection head the file as comments."""
     settings = document.get("settings") or {}
     prefix = settings.get("cephadm_service_id") or "gated"
     specs, notes = [], []
     for entry in document["hosts"]:
         if entry["passed"] or (settings.get("policy") == "exclude" and entry["status"] != "no_result"):
             specs += _host_specs(prefix, entry, notes)
+    notes += ["%s %s: fleet outlier: %s" % (outlier["host"], outlier["device"], _outlier(outlier))
+              for group in document["models"]["groups"] for outlier in group["outliers"]]
+    notes += ["%s %s: power-loss protection %s" % (entry["host"], disk["device"], _plp(disk))
+              for entry in document["hosts"] for disk in entry["disks"] if (disk["plp"] or {}).get("verdict") == "unlikely"]
     head = "".join("# %s\n" % _text(note).replace("\n", " ") for note in notes)
     if not specs:
         return head + "# no host has disks the gate lets through\n"

@@ -113,6 +113,9 @@ def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks,
     document = json.loads(gate.report("disk_gate.json"))
     assert document["summary"]["blocked"] == 2 and document["hosts"][0]["host"] == "localhost"
     assert all(d["write_iops"] > 0 and d["verdict"] == "unsuitable" for d in document["hosts"][0]["disks"])
+    # Without a run without fsync (disk_gate_plp_runtime 0) nothing is concluded; loop devices have no model.
+    assert [d["plp"]["verdict"] for d in document["hosts"][0]["disks"]] == ["unknown", "unknown"]
+    assert (document["models"]["groups"], document["models"]["measured_without_model"]) == ([], 2)
     junit = ET.fromstring(gate.report("disk_gate.junit.xml").encode("utf-8"))
     assert (junit.get("tests"), junit.get("failures")) == ("2", "2")
     html = gate.report("disk_gate.html")

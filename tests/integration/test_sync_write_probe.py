@@ -65,7 +65,9 @@ def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     assert found["latency_us"]["sync"]["p99"] >= found["latency_us"]["sync"]["p50"] > 0
     assert "--fsync=1" in found["command"] and "--filename=" + disk.path in found["command"]
     assert found["write_cache"] == {"tool": "sysfs", "kernel_view": "write back", "enabled": True, "volatile": True}
-    assert found["plp"]["unsynced_iops"] > 0 and found["plp"]["ratio"] > 0
+    plp = found["plp"]
+    assert plp["unsynced_iops"] > 0 and plp["ratio"] > 0 and plp["flush_cost_ms"] >= 0 and plp["error"] is None
+    assert plp["verdict"] in ("likely", "unlikely", "unknown") and plp["reasons"][0].startswith("a durable write takes")
     assert found["written"] is True and found["zeroed"] is True
     assert_blank_again(disk)
 
@@ -75,6 +77,8 @@ def test_thresholds_above_and_below_the_measured_iops(loop_disks):
     easy = by_device(probe([disk], **EASY))[disk.path]
     hard = by_device(probe([disk], **IMPOSSIBLE))[disk.path]
     assert easy["verdict"] == "suitable", easy["reasons"]
+    assert (easy["plp"]["verdict"], easy["plp"]["reasons"]) == (
+        "unknown", ["no probe without fsync to compare with (plp_runtime 0, or the dd method)"])
     assert hard["verdict"] == "unsuitable", hard["reasons"]
     assert any(reason.startswith("write IOPS") and "below the marginal floor" in reason for reason in hard["reasons"])
 

@@ -56,6 +56,36 @@ def test_qualify_wrote_one_fleet_report_across_hosts():
     assert all(len(s["spec"]["data_devices"]["paths"]) == 2 for s in specs)
 
 
+def test_fleet_report_groups_the_disks_per_model_and_firmware():
+    report = json.loads((REPORTS / "disk_gate.json").read_text())
+    hosts_of = {}
+    for entry in report["hosts"]:
+        for disk in entry["disks"]:
+            if disk["model"]:
+                hosts_of.setdefault((disk["model"], disk["firmware"]), []).append(entry["host"])
+    assert hosts_of, "no gated disk of the zoo reports its model"
+    models = report["models"]
+    groups = {(g["model"], g["firmware"]): g for g in models["groups"]}
+    assert sorted(groups) == sorted(hosts_of)
+    for key, group in groups.items():
+        # Both hosts carry the same zoo: each model and firmware once on each, too few disks to judge.
+        assert group["hosts"] == len(set(hosts_of[key])) == 2 and group["disks"] == len(hosts_of[key])
+        assert not group["judged"] and group["measured"] < models["rule"]["min_group"] and group["outliers"] == []
+    assert models["mixed_firmware"] == [] and models["outliers"] == 0
+    markdown = (REPORTS / "disk_gate.md").read_text()
+    assert "## Per model and firmware" in markdown and all(model in markdown for model, _firmware in groups)
+    assert 'id="per-model"' in (REPORTS / "disk_gate.html").read_text()
+
+
+def test_fleet_report_gives_every_measured_disk_a_power_loss_protection_verdict():
+    # The shape only: no lab disk is made to behave with or without a real flush cost yet.
+    report = json.loads((REPORTS / "disk_gate.json").read_text())
+    disks = [disk for entry in report["hosts"] for disk in entry["disks"]]
+    assert disks and all(d["plp"]["verdict"] in ("likely", "unlikely", "unknown") and d["plp"]["reasons"]
+                         for d in disks)
+    assert "Power-loss protection" in (REPORTS / "disk_gate.md").read_text()
+
+
 def test_an_unreachable_host_is_never_approved_and_hides_no_other_result(tmp_path):
     # A third host that refuses connections, next to the two real ones, in one qualify.yml run.
     ghost = tmp_path / "ghost.yml"

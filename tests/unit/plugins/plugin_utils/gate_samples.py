@@ -26,7 +26,7 @@ def result(device, verdict, iops=None, model="INTEL SSDSC2BB016T4", **extra):
     found = {"device": device, "name": device.rsplit("/", 1)[-1], "model": model, "serial": "S" + device[-1],
              "verdict": verdict, "reasons": ["because %s" % verdict], "write_iops": iops,
              "p99_sync_latency_ms": 0.265 if iops else None, "runtime_ms": 15000 if iops else None,
-             "cached": False, "cache_age_seconds": None, "plp": {"hint": "fsync costs little"}}
+             "cached": False, "cache_age_seconds": None, "plp": {"verdict": "likely", "reasons": ["fsync costs 0.02 ms"]}}
     found.update(extra)
     return found
 
@@ -61,3 +61,32 @@ def fleet(records=None, hosts=None):
         records = [good, None]
     hosts = hosts or ["osd1", "osd<2>"]
     return gate_decision.fleet_document(hosts, records, SETTINGS, "2026-01-01T00:00:00Z")
+
+
+# Two models of a fleet, as their drives name themselves.
+MODEL = "INTEL SSDSC2KB960G8"
+OTHER = "SAMSUNG MZ7KH960HAJR-00005"
+
+
+def fleet_of(disks):
+    """The fleet document of disks given as (host, model, firmware, sync IOPS, p99 ms), each
+    through the same decisions the role runs; a host's disks are sdb, sdc, ..."""
+    hosts = []
+    for host, *_rest in disks:
+        if host not in hosts:
+            hosts.append(host)
+    records = []
+    for host in hosts:
+        mine = [d for d in disks if d[0] == host]
+        devices = ["/dev/sd%s" % chr(ord("b") + i) for i in range(len(mine))]
+        results = [result(device, "suitable" if iops and iops >= 5000 else "unsuitable", iops, model=model,
+                          firmware=firmware, p99_sync_latency_ms=p99, serial="%s-%s" % (host, device[-1]))
+                   for device, (_host, model, firmware, iops, p99) in zip(devices, mine)]
+        records.append(record([candidate(d) for d in devices], {"flash": finished_ok(*results)}, host=host))
+    return gate_decision.fleet_document(hosts, records, SETTINGS)
+
+
+def same_model(iops, p99=None, firmware="XCV10132", model=MODEL):
+    """One disk per host of one model."""
+    p99 = p99 or [0.3] * len(iops)
+    return [("osd-%02d" % i, model, firmware, value, latency) for i, (value, latency) in enumerate(zip(iops, p99))]

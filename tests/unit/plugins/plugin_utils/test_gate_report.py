@@ -9,7 +9,8 @@ import yaml
 
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
 import ceph_spec
-from gate_samples import HOSTILE, SETTINGS, candidate, finished_ok, fleet, record, result
+from gate_samples import (HOSTILE, MODEL, OTHER, SETTINGS, candidate, finished_ok, fleet, fleet_of, record, result,
+                          same_model)
 
 
 def hostile_fleet():
@@ -130,27 +131,31 @@ def test_svg_places_bars_on_a_log_scale():
 def test_markdown_escapes_cells():
     text = gate_report.to_markdown(fleet())
     row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
-    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 9
+    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 10
     assert "| osd&lt;2&gt; | - |" in text
 
 
-def markdown_rows(text):
-    """The table rows of a Markdown report, cells split at the pipes that are not escaped."""
+def markdown_rows(text, header="| Host "):
+    """The rows of the Markdown report's table with this header, cells split at the pipes that
+    are not escaped."""
     rows = []
-    for line in text.splitlines():
-        if line.startswith("| ") and not line.startswith(("| Host ", "| --- ")):
-            cells = [cell.strip().replace("\\|", "|") for cell in line.replace("\\|", "\0").split("|")[1:-1]]
-            rows.append([cell.replace("\0", "|") for cell in cells])
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(header))
+    for line in lines[start + 2:]:
+        if not line.startswith("| "):
+            break
+        cells = [cell.strip().replace("\\|", "|") for cell in line.replace("\\|", "\0").split("|")[1:-1]]
+        rows.append([cell.replace("\0", "|") for cell in cells])
     return rows
 
 
-def test_markdown_rows_parse_back_to_ten_cells():
+def test_markdown_rows_parse_back_to_eleven_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document))
-    assert [len(row) for row in rows] == [10] * 5
+    assert [len(row) for row in rows] == [11] * 5
     escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
     assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
-    assert rows[0][9] == escaped + "; " + escaped
+    assert rows[0][10] == escaped + "; " + escaped
     assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
 
 
@@ -226,10 +231,12 @@ def test_cephadm_spec_without_approved_disks_is_empty():
 def test_text_table_names_every_disk_and_reason():
     lines = gate_report.to_table(fleet()).splitlines()
     assert lines[0] == "osd1: not passed"
-    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "DECISION", "REASONS"]
+    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "PLP", "DECISION",
+                                 "REASONS"]
     assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
+    assert lines[3].split()[6] == "likely" and "power-loss protection of /dev/sdc: likely: fsync costs 0.02 ms" in lines
 
 
 def test_text_table_columns_line_up_and_nothing_is_evaluated():
@@ -247,7 +254,7 @@ def test_every_report_says_which_rule_chose_the_disks():
                      candidate("/dev/nvme0n1", sources=("dedicated_devices",), roles=("db",))],
                     {"flash": finished_ok(result("/dev/sdb", "suitable", 9000))})
     document = gate_decision.fleet_document(["osd1"], [chosen], SETTINGS)
-    assert gate_report.to_table(document).splitlines()[-1] == (
+    assert gate_report.to_table(document).split("\n\n")[0].splitlines()[-1] == (
         "disks chosen by: ceph-ansible's devices, ceph-ansible's dedicated_devices")
     assert "- Disks of osd1 chosen by ceph-ansible's devices, ceph-ansible's dedicated_devices." in (
         gate_report.to_markdown(document).splitlines())
@@ -256,3 +263,85 @@ def test_every_report_says_which_rule_chose_the_disks():
     assert gate_report.host_table(available).splitlines()[-1] == (
         "disks chosen by: every disk disk_facts calls available (no explicit list, no ceph-ansible variable set)")
     assert gate_report.host_table(gate_decision.missing_record("osd2")).splitlines()[-1] == "disks chosen by: none"
+
+
+def outlier_fleet():
+    """Eight disks of one model and firmware, the last 2/3 as fast as the others (approved all
+    the same), two of the model on another firmware, and one disk of another model."""
+    disks = same_model([9100, 8900, 9050, 8800, 9200, 9000, 8950, 6000])
+    disks += [("osd-07", MODEL, "XCV10120", 9000, 0.3), ("osd-08", MODEL, "XCV10120", 9000, 0.3),
+              ("osd-08", OTHER, "HXT7404Q", 20000, 0.2)]
+    return fleet_of(disks)
+
+
+def test_every_report_shows_the_fleet_per_model_its_outlier_and_mixed_firmware():
+    document = outlier_fleet()
+    groups = json.loads(gate_report.to_json(document))["models"]["groups"]
+    assert [(g["model"], g["firmware"], g["disks"], len(g["outliers"])) for g in groups] == [
+        (MODEL, "XCV10120", 2, 0), (MODEL, "XCV10132", 8, 1), (OTHER, "HXT7404Q", 1, 0)]
+    said = "sync IOPS 6 000, below the median 8 975 of its model and firmware by more than 2 244"
+    mix = "XCV10120 on 2 disks (osd-07, osd-08); XCV10132 on 8 disks (osd-00, osd-01, osd-02, osd-03, osd-04 and 3 more hosts)"
+
+    table = gate_report.to_table(document).split("\n\n")[-1].splitlines()
+    assert table[1].split()[:3] == ["MODEL", "FIRMWARE", "DISKS"]
+    assert table[3].split()[:4] + table[3].split()[-2:] == [MODEL.split()[0], MODEL.split()[1], "XCV10132", "8",
+                                                            "yes", "1"]
+    assert "outlier: osd-07 /dev/sdb (%s, XCV10132): %s" % (MODEL, said) in table
+    assert "mixed firmware: %s: %s" % (MODEL, mix) in table
+
+    markdown = gate_report.to_markdown(document)
+    rows = markdown_rows(markdown, "| Model ")
+    assert [row[:3] + row[-2:] for row in rows] == [[MODEL, "XCV10120", "2", "no: 2 of 5 measured disks", "0"],
+                                                     [MODEL, "XCV10132", "8", "yes", "1"],
+                                                     [OTHER, "HXT7404Q", "1", "no: 1 of 5 measured disks", "0"]]
+    assert "- Outlier: osd-07 /dev/sdb (%s, XCV10132): %s." % (MODEL, said) in markdown.splitlines()
+    assert "- Mixed firmware: %s: %s." % (MODEL, mix) in markdown.splitlines()
+
+    page = gate_report.to_html(document)
+    assert '<li class="blocked">Outlier: osd-07 /dev/sdb (%s, XCV10132): %s</li>' % (MODEL, said) in page
+    assert "<li>Mixed firmware: %s: %s</li>" % (MODEL, mix) in page
+
+    root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
+    outs = dict(((s.get("name"), c.get("name").split()[0]), c.find("system-out").text)
+                for s in root.findall("testsuite") for c in s.findall("testcase"))
+    assert outs[("osd-07", "/dev/sdb")].splitlines()[2] == "fleet outlier: " + said
+    assert outs[("osd-07", "/dev/sdc")].splitlines()[2] == "firmware XCV10120; the fleet runs this model with " + mix
+    assert outs[("osd-08", "/dev/sdc")].splitlines()[0] == "suitable, 20 000 sync IOPS, p99 0.2 ms"
+    assert not root.findall(".//failure")
+
+    spec = gate_report.to_cephadm_spec(document)
+    assert spec.startswith("# osd-07 /dev/sdb: fleet outlier: %s\n" % said)
+    assert len(list(yaml.safe_load_all(spec))) == 9
+
+
+def test_the_per_model_view_of_a_hostile_fleet_stays_in_its_cells():
+    text, document = hostile_fleet()
+    rows = markdown_rows(gate_report.to_markdown(document), "| Model ")
+    escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
+    assert [(len(row), row[0]) for row in rows] == [(8, escaped)]
+    table = gate_report.models_table(document["models"])
+    assert "{{ 7 * 7 }}" in table and "49" not in table
+
+
+def test_every_report_shows_the_power_loss_protection_verdict_with_its_reasons():
+    unlikely = {"verdict": "unlikely", "reasons": ["fsync costs 1.735 ms", "a flush of 0.5 ms or more empties a "
+                                                   "volatile cache to flash"]}
+    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd")], {"flash": finished_ok(
+        result("/dev/sdb", "suitable", 9000.0), result("/dev/sdc", "unsuitable", 574.0, plp=unlikely),
+        result("/dev/sdd", "refused", plp=None))})
+    document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
+    said = "unlikely: fsync costs 1.735 ms; a flush of 0.5 ms or more empties a volatile cache to flash"
+    assert [d["plp"] for d in json.loads(gate_report.to_json(document))["hosts"][0]["disks"]] == [
+        {"verdict": "likely", "reasons": ["fsync costs 0.02 ms"]}, unlikely, None]
+    table = gate_report.to_table(document).splitlines()
+    column = table[1].index("PLP")
+    assert [line[column:].split()[0] for line in table[2:5]] == ["likely", "unlikely", "-"]
+    assert "power-loss protection of /dev/sdc: " + said in table
+    assert [row[8] for row in markdown_rows(gate_report.to_markdown(document))] == [
+        "likely: fsync costs 0.02 ms", said, "-"]
+    assert "<td>%s</td>" % said in gate_report.to_html(document)
+    root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
+    outs = [(c.find("system-out").text if c.find("system-out") is not None else None) for c in root.iter("testcase")]
+    assert [out and out.splitlines()[-1] for out in outs] == [
+        "power-loss protection likely: fsync costs 0.02 ms", "power-loss protection " + said, None]
+    assert gate_report.to_cephadm_spec(document).startswith("# osd1 /dev/sdc: power-loss protection %s\n" % said)
