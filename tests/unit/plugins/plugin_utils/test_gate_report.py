@@ -130,7 +130,7 @@ def test_svg_places_bars_on_a_log_scale():
 def test_markdown_escapes_cells():
     text = gate_report.to_markdown(fleet())
     row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
-    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 9
+    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 10
     assert "| osd&lt;2&gt; | - |" in text
 
 
@@ -144,13 +144,13 @@ def markdown_rows(text):
     return rows
 
 
-def test_markdown_rows_parse_back_to_ten_cells():
+def test_markdown_rows_parse_back_to_eleven_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document))
-    assert [len(row) for row in rows] == [10] * 5
+    assert [len(row) for row in rows] == [11] * 5
     escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
     assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
-    assert rows[0][9] == escaped + "; " + escaped
+    assert rows[0][10] == escaped + "; " + escaped
     assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
 
 
@@ -226,7 +226,7 @@ def test_cephadm_spec_without_approved_disks_is_empty():
 def test_text_table_names_every_disk_and_reason():
     lines = gate_report.to_table(fleet()).splitlines()
     assert lines[0] == "osd1: not passed"
-    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "DECISION", "REASONS"]
+    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "HEALTH", "DECISION", "REASONS"]
     assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
