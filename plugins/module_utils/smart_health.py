@@ -70,8 +70,8 @@ def _first(*values):
 def read_values(doc):
     """The judged values of one drive; None where its kind of drive does not report one."""
     nvme = doc.get("nvme_smart_health_information_log") or {}
-    offline = _ata_raw(doc, ATA_OFFLINE_UNCORRECTABLE)
-    reported = _ata_raw(doc, ATA_REPORTED_UNCORRECT)
+    ata_uncorrectable = [value for value in (_ata_raw(doc, ATA_OFFLINE_UNCORRECTABLE),
+                                             _ata_raw(doc, ATA_REPORTED_UNCORRECT)) if value is not None]
     scsi_errors = [counter.get("total_uncorrected_errors")
                    for counter in (doc.get("scsi_error_counter_log") or {}).values() if isinstance(counter, dict)]
     scsi_uncorrected = sum(value for value in scsi_errors if value is not None) if scsi_errors else None
@@ -79,8 +79,7 @@ def read_values(doc):
         "smart_passed": (doc.get("smart_status") or {}).get("passed"),
         "reallocated_sectors": _first(_ata_raw(doc, ATA_REALLOCATED), doc.get("scsi_grown_defect_list")),
         "pending_sectors": _ata_raw(doc, ATA_PENDING),
-        "uncorrectable_sectors": _first(max(offline or 0, reported or 0) if _first(offline, reported) is not None
-                                        else None, scsi_uncorrected),
+        "uncorrectable_sectors": _first(max(ata_uncorrectable) if ata_uncorrectable else None, scsi_uncorrected),
         "media_errors": nvme.get("media_errors"),
         "critical_warning": nvme.get("critical_warning"),
         "percentage_used": _first(nvme.get("percentage_used"), _ata_endurance(doc),
@@ -138,5 +137,5 @@ def judge(doc, exit_status, thresholds=None):
     return result
 
 
-def missing(reason):
+def unknown(reason):
     return {"status": "unknown", "reasons": [reason], "notes": [], "values": {}, "exit_status": None}

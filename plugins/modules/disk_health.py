@@ -113,7 +113,7 @@ def read(module, smartctl, device, thresholds):
     try:
         doc = json.loads(out)
     except ValueError:
-        return smart_health.missing("smartctl printed no JSON (exit status %d): %s" % (rc, (err or out).strip()[-200:]))
+        return smart_health.unknown("smartctl printed no JSON (exit status %d): %s" % (rc, (err or out).strip()[-200:]))
     return smart_health.judge(doc, rc, thresholds)
 
 
@@ -136,7 +136,7 @@ def main():
     health = {}
     for device in module.params["devices"]:
         health[device] = (read(module, smartctl, device, thresholds) if smartctl
-                          else smart_health.missing("smartctl not found (package smartmontools)"))
+                          else smart_health.unknown("smartctl not found (package smartmontools)"))
     module.exit_json(changed=False, smartctl=smartctl, health=health)
 
 
