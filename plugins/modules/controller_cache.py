@@ -18,7 +18,9 @@ description:
   - storcli and perccli (C(/call/vall show all J)) give each virtual drive's cache code
     (C(RWBD), C(NRWTD), ...) and write policy (write back, always write back, write
     through) and the OS drive it is.
-  - ssacli is detected and reported as present; its output is not parsed (untested).
+  - ssacli (C(ctrl all show config detail)) gives each logical drive's C(Caching) and disk
+    name; its write policy is write back when it uses the controller's cache, the cache
+    status is OK and the cache ratio gives writes a share, write through otherwise.
   - Without any of them RV(summary) says C(no RAID controller tool found).
 author:
   - cephops maintainers (@cephops)
@@ -52,15 +54,13 @@ tools:
     path:
       description: The executable.
       type: str
-    parsed:
-      description: Its output was parsed.
-      type: bool
     error:
       description: Why the tool gave no answer, or null.
       type: str
     virtual_drives:
-      description: C(controller), C(virtual_drive), C(raid), C(state), C(cache) (the code),
-        C(write_policy), C(initial_write_cache), C(disk_cache_policy) and C(os_drive) of each.
+      description: C(name), C(raid), C(state), C(cache) (storcli's code, or ssacli's
+        C(Caching)), C(write_policy), C(initial_write_cache), C(disk_cache_policy) (the drives'
+        own cache) and C(os_drive) of each.
       type: list
       elements: dict
 summary:
@@ -77,13 +77,15 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils import controll
 
 
 def read(module, name, path, args):
-    tool = {"name": name, "path": path, "parsed": False, "error": None, "virtual_drives": []}
-    if name not in controller_cache.PARSED:
-        return tool
+    tool = {"name": name, "path": path, "error": None, "virtual_drives": []}
     rc, out, err = module.run_command([path] + args)
     try:
-        tool["virtual_drives"] = controller_cache.parse_storcli(json.loads(out))
-        tool["parsed"] = True
+        if name == "ssacli":
+            if rc != 0:
+                raise ValueError(err.strip() or out.strip())
+            tool["virtual_drives"] = controller_cache.parse_ssacli(out)
+        else:
+            tool["virtual_drives"] = controller_cache.parse_storcli(json.loads(out))
     except ValueError as exc:
         tool["error"] = "exit status %d: %s" % (rc, (str(exc) if out.strip() else err.strip())[-200:])
     return tool

@@ -44,12 +44,14 @@ def controller_cache_with(tools):
     return result, args
 
 
-def test_storcli_found_on_the_path_is_run_read_only_and_parsed():
+def test_tools_found_on_the_path_are_run_read_only_and_parsed():
     result, args = controller_cache_with({
         "storcli64": os.path.join(FIXTURES, "controller_cache", "storcli_vall_show_all.json"),
-        "ssacli": "/dev/null"})
-    assert args == {"storcli64": ["/call/vall", "show", "all", "J"]}, args
+        "ssacli": os.path.join(FIXTURES, "controller_cache", "ssacli_two_logical_drives.txt")})
+    assert args == {"storcli64": ["/call/vall", "show", "all", "J"],
+                    "ssacli": ["ctrl", "all", "show", "config", "detail"]}, args
     assert [tool["name"] for tool in result["tools"]] == ["storcli", "ssacli"]
     assert result["summary"].startswith("storcli: c0/v0 write back (/dev/sda), c0/v1 write back (/dev/sdb), "
                                         "c0/v2 write through (/dev/sdc)")
-    assert result["summary"].endswith("; ssacli: tool present, output not parsed")
+    assert result["summary"].endswith("; ssacli: Smart Array P822 in Slot 2, logical drive 1 write back (/dev/sda), "
+                                      "Smart Array P822 in Slot 2, logical drive 2 write back (/dev/sdb)")
