@@ -80,8 +80,8 @@ def job_outcomes(classes, started, finished):
 
 def health_verdict(verdict, health, require):
     """The probe's verdict, or ``unhealthy`` (with its reasons) when the drive's health failed,
-    or is unknown and ``require`` is set. An LV, a partition or an absent disk has no health."""
-    if verdict in ("absent", "not_probed") or not health:
+    or is unknown and ``require`` is set."""
+    if not health:
         return verdict, []
     if health["status"] == "failed":
         return "unhealthy", ["health: %s" % reason for reason in health["reasons"]]
@@ -107,6 +107,7 @@ def _disk_entry(candidate, result, settings, health):
     if result.get("rotational") is not None:
         entry["rotational"] = result["rotational"]
     entry["plp_hint"] = (result.get("plp") or {}).get("hint")
+    # An LV, a partition or an absent disk has no health of its own.
     entry["health"] = health.get(candidate["device"]) if entry["verdict"] not in ("absent", "not_probed") else None
     verdict, reasons = health_verdict(entry["verdict"], entry["health"], settings.get("health_required"))
     if reasons:
