@@ -27,14 +27,15 @@ HEALTH = {"health": {"/dev/sdb": health_of("ST3500418AS_12.json"),
 CONTROLLERS = {"tools": [], "summary": controller_cache.summary([])}
 
 
-def host(health=HEALTH, **settings):
+def host(health=None, **settings):
+    """One host's record: sdb to sdd probed suitable, sde an HDD not probed (hdd_policy skip)."""
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd"),
                   candidate("/dev/sde", rotational=True)]
-    classes, started, finished = jobs({"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0),
-                                                             result("/dev/sdc", "suitable", 9000.0),
-                                                             result("/dev/sdd", "suitable", 9000.0))})
+    fast = [result(device, "suitable", 9000.0) for device in ("/dev/sdb", "/dev/sdc", "/dev/sdd")]
+    classes, started, finished = jobs({"flash": finished_ok(*fast)})
     return gate_decision.host_record("osd1", candidates, classes, started, finished,
-                                     dict(SETTINGS, hdd_policy="skip", **settings), health, CONTROLLERS)
+                                     dict(SETTINGS, hdd_policy="skip", **settings),
+                                     HEALTH if health is None else health, CONTROLLERS)
 
 
 def by_device(record):
