@@ -51,6 +51,7 @@ PACKAGES = (
     "python3",
     "python3-apt",
     "sdparm",
+    "smartmontools",
     "sudo",
     "systemd-sysv",
     "udev",

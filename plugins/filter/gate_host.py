@@ -16,7 +16,7 @@ description:
     asynchronous M(cephops.osd_tuning.sync_write_probe) jobs of the host (one job per class of
     thresholds) and decides which disks are approved.
   - V(suitable) always passes, V(marginal) only with C(allow_marginal), a rotational disk under
-    C(hdd_policy=skip) is V(skipped) and passes ungated. Fails closed; V(unsuitable),
+    C(hdd_policy=skip) is V(skipped) and passes ungated. Fails closed; V(unsuitable), V(unhealthy),
     V(refused), V(error), a job that failed, timed out or lost its host, and a disk without a
     result are never approved. An LV or partition is V(not_probed) and passes ungated; a
     name not on the host is V(absent), skipped unless C(absent_policy) is V(block).
@@ -24,7 +24,7 @@ description:
     not at all.
 author:
   - cephops maintainers (@cephops)
-positional: host, classes, started, finished, settings
+positional: host, classes, started, finished, settings, health, controllers
 options:
   _input:
     description: The candidates.
@@ -53,9 +53,18 @@ options:
     elements: dict
     required: true
   settings:
-    description: C(allow_marginal), C(hdd_policy), C(absent_policy) and C(cephadm_host).
+    description: C(allow_marginal), C(hdd_policy), C(absent_policy), C(health_required) and C(cephadm_host).
     type: dict
     required: true
+  health:
+    description:
+      - The registered result of M(cephops.osd_tuning.disk_health) for the host's disks. A disk
+        whose health V(failed) is V(unhealthy) and never approved; one whose health is
+        V(unknown) is V(unhealthy) only with C(health_required).
+    type: dict
+  controllers:
+    description: The registered result of M(cephops.osd_tuning.controller_cache); its C(summary) goes into the record.
+    type: dict
 """
 
 EXAMPLES = r"""
@@ -68,20 +77,20 @@ EXAMPLES = r"""
 RETURN = r"""
 _value:
   description: C(host), C(status) (V(ok) or V(error)), C(errors), C(disks) (each candidate
-    with class, verdict, reasons, IOPS, p99, cached, C(decision) V(approved), V(blocked),
+    with class, verdict, reasons, IOPS, p99, cached, C(health) (C(status), C(reasons), C(notes), C(values)), C(decision) V(approved), V(blocked),
     V(pending) or V(absent), and C(approved) true, false or null), the device lists
     C(approved), C(blocked), C(pending), C(absent), C(handover) (the ceph-ansible variables
     ceph-osd receives under the exclude policy, C(lvm_volumes) as indexes of the entries that
     stay), C(dropped) (why approved disks or entries were dropped with others), C(devices)
-    (C(handover.devices)) and C(passed).
+    (C(handover.devices)), C(controllers) (the RAID controllers' write cache, one line) and C(passed).
   type: dict
 """
 
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 
-def gate_host(candidates, host, classes, started, finished, settings):
-    return gate_decision.host_record(host, candidates, classes, started, finished, settings)
+def gate_host(candidates, host, classes, started, finished, settings, health=None, controllers=None):
+    return gate_decision.host_record(host, candidates, classes, started, finished, settings, health, controllers)
 
 
 class FilterModule(object):

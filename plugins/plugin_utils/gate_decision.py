@@ -80,7 +80,19 @@ def job_outcomes(classes, started, finished):
     return outcomes
 
 
-def _disk_entry(candidate, result, settings):
+def health_verdict(verdict, health, require):
+    """The probe's verdict, or ``unhealthy`` (with its reasons) when the drive's health failed,
+    or is unknown and ``require`` is set."""
+    if not health:
+        return verdict, []
+    if health["status"] == "failed":
+        return "unhealthy", ["health: %s" % reason for reason in health["reasons"]]
+    if health["status"] == "unknown" and require:
+        return "unhealthy", ["health unknown (disk_gate_health_required): %s" % "; ".join(health["reasons"])]
+    return verdict, []
+
+
+def _disk_entry(candidate, result, settings, health):
     entry = {
         "device": candidate["device"], "given": list(candidate["given"]), "sources": list(candidate["sources"]),
         "slots": [list(slot) for slot in candidate["slots"]], "roles": list(candidate["roles"]),
@@ -98,6 +110,11 @@ def _disk_entry(candidate, result, settings):
         entry["rotational"] = result["rotational"]
     if result.get("plp"):
         entry["plp"] = {"verdict": result["plp"]["verdict"], "reasons": list(result["plp"]["reasons"])}
+    # An LV, a partition or an absent disk has no health of its own.
+    entry["health"] = health.get(candidate["device"]) if entry["verdict"] not in ("absent", "not_probed") else None
+    verdict, reasons = health_verdict(entry["verdict"], entry["health"], settings.get("health_required"))
+    if reasons:
+        entry["verdict"], entry["reasons"] = verdict, reasons + list(entry["reasons"])
     entry["decision"] = decide(entry["verdict"], settings.get("allow_marginal"), settings.get("absent_policy"))
     entry["approved"] = {"approved": True, "blocked": False}.get(entry["decision"])
     entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")
@@ -118,13 +135,14 @@ def _result(candidate, outcomes, by_device, settings):
         "verdict": "error", "reasons": ["the probe returned no result for this disk"]}
 
 
-def host_record(host, candidates, classes, started, finished, settings):
+def host_record(host, candidates, classes, started, finished, settings, health=None, controllers=None):
     """One host's decision: every candidate with its verdict and decision.
 
     ``classes``, ``started`` and ``finished`` describe the probe jobs (see job_outcomes).
     ``settings``: ``allow_marginal``, ``hdd_policy`` (probe or skip), ``absent_policy``
-    (skip or block) and ``cephadm_host`` (the host's name in the orchestrator). A disk whose
-    probe errored or gave no result is never approved.
+    (skip or block), ``health_required`` and ``cephadm_host`` (the host's name in the
+    orchestrator). A disk whose probe errored or gave no result is never approved.
+    ``health`` is the disk_health module's result, ``controllers`` controller_cache's.
     """
     outcomes = job_outcomes(classes, started, finished)
     by_device = {}
@@ -132,14 +150,15 @@ def host_record(host, candidates, classes, started, finished, settings):
         for result in outcome.get("results", []):
             by_device.setdefault(result.get("device"), result)
     errors = sorted(set(o["error"] for o in outcomes.values() if "error" in o))
-    disks = [_disk_entry(candidate, _result(candidate, outcomes, by_device, settings), settings)
+    by_disk = (health or {}).get("health") or {}
+    disks = [_disk_entry(candidate, _result(candidate, outcomes, by_device, settings), settings, by_disk)
              for candidate in candidates]
     chosen_by = []
     for candidate in candidates:
         chosen_by += [source for source in candidate["sources"] if source not in chosen_by]
     return _summarise({"host": host, "cephadm_host": settings.get("cephadm_host") or host,
                        "status": "error" if errors else "ok", "errors": errors, "chosen_by": chosen_by,
-                       "disks": disks})
+                       "disks": disks, "controllers": (controllers or {}).get("summary")})
 
 
 def _summarise(record):
@@ -155,7 +174,7 @@ def _summarise(record):
 
 def missing_record(host):
     return _summarise({"host": host, "cephadm_host": host, "status": "no_result", "errors": [NO_RESULT],
-                       "chosen_by": [], "disks": []})
+                       "chosen_by": [], "disks": [], "controllers": None})
 
 
 def fleet_document(hosts, records, settings, generated_at=None):
@@ -178,6 +197,7 @@ def fleet_document(hosts, records, settings, generated_at=None):
             "pending": sum(1 for d in disks if d["decision"] == "pending"),
             "absent": sum(1 for d in disks if d["decision"] == "absent"),
             "cached": sum(1 for d in disks if d["cached"]),
+            "unhealthy": sum(1 for d in disks if d["verdict"] == "unhealthy"),
         },
         "hosts": entries,
         "models": fleet_models(entries),

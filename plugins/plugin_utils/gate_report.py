@@ -58,6 +58,18 @@ CHOSEN_BY = {"disk_gate_devices": "the explicit list (disk_gate_devices)",
              "available": "every disk disk_facts calls available (no explicit list, no ceph-ansible variable set)"}
 
 
+def _health(disk):
+    """The disk's SMART health in a few words: passed, or the status with its reasons."""
+    health = disk.get("health")
+    if not health:
+        return "-"
+    return health["status"] + (": " + "; ".join(health["reasons"]) if health["reasons"] else "")
+
+
+def _controllers(record):
+    return record.get("controllers") or "not read"
+
+
 def _chosen_by(record):
     """Which rule and variables named the disks (see gate_candidates), in words."""
     words = [CHOSEN_BY.get(source, "ceph-ansible's " + source) for source in record.get("chosen_by") or []]
@@ -145,7 +157,7 @@ def _md(value):
     return re.sub(r"\s+", " ", text).replace("|", "\\|").strip() or "-"
 
 
-VERDICT_COLOURS = {"suitable": "#2e7d32", "marginal": "#f9a825", "unsuitable": "#c62828"}
+VERDICT_COLOURS = {"suitable": "#2e7d32", "marginal": "#f9a825", "unsuitable": "#c62828", "unhealthy": "#c62828"}
 CHART = {"label_width": 190, "plot_width": 520, "row": 22, "top": 34, "bottom": 34, "low": 10, "high": 100000}
 
 
@@ -174,7 +186,7 @@ class _Environment(Environment):
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
 _ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
                     md=_md, h=_html, x=_x, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
-                    firmware_mix=_firmware_mix)
+                    firmware_mix=_firmware_mix, health=_health, controllers=_controllers)
 
 # --------------------------------------------------------------------------- text table
 
@@ -193,15 +205,17 @@ HOST_TABLE = _ENV.from_string("""\
 {% for error in record.errors %}
 {{ ("error: " ~ error | text).rstrip() }}
 {% endfor %}
+RAID controllers: {{ record | controllers | text }}
 disks chosen by: {{ record | chosen_by }}""")
 
 
 def host_table(record):
     """Plain-text table of one host's disks, the message of a blocked host."""
-    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "DECISION", "REASONS")
+    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "HEALTH", "DECISION", "REASONS")
     rows = [header] + [tuple(_text(cell) for cell in (
         d["device"], d["class"], d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
-        _cached(d), (d["plp"] or {}).get("verdict") or "-", _approval(d), "; ".join(d["reasons"])))
+        _cached(d), (d["plp"] or {}).get("verdict") or "-",
+        (d.get("health") or {}).get("status", "-"), _approval(d), "; ".join(d["reasons"])))
         for d in record["disks"]]
     return HOST_TABLE.render(table=_aligned(rows), record=record)
 
@@ -253,6 +267,8 @@ def to_junit(document):
     notes = _disk_notes(document)
     for entry in document["hosts"]:
         suite = ET.SubElement(root, "testsuite", name=_text(entry["host"]))
+        properties = ET.SubElement(suite, "properties")
+        ET.SubElement(properties, "property", name="raid_controllers", value=_text(_controllers(entry)))
         counts = {"tests": 0, "failures": 0, "skipped": 0}
         cases = [(d["device"] + (" (%s)" % d["model"] if d["model"] else ""), d) for d in entry["disks"]]
         if not entry["disks"] and entry["errors"]:
@@ -276,9 +292,9 @@ def to_junit(document):
                 ET.SubElement(case, "skipped", message=_text("; ".join(disk["reasons"])))
             else:
                 out = ET.SubElement(case, "system-out")
-                out.text = _text("%s, %s sync IOPS, p99 %s ms%s" % (
+                out.text = _text("%s, %s sync IOPS, p99 %s ms%s, health %s" % (
                     disk["verdict"], _iops(disk["write_iops"]), _ms(disk["p99_sync_latency_ms"]),
-                    ", cached" if disk["cached"] else ""))
+                    ", cached" if disk["cached"] else "", _health(disk)))
             if disk is not None and notes.get((entry["host"], disk["device"])):
                 out = case.find("system-out")
                 if out is None:
@@ -306,18 +322,19 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 
 {% for entry in document.hosts %}
 - Disks of {{ entry.host | md }} chosen by {{ entry | chosen_by | md }}.
+- RAID controllers of {{ entry.host | md }}: {{ entry | controllers | md }}.
 {% endfor %}
 
-| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Power-loss protection | Decision | Reasons |
-| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- |
+| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Power-loss protection | Health | Decision | Reasons |
+| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- | --- |
 {% for entry in document.hosts %}
 {% if not entry.disks %}
-| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
+| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
 {% endif %}
 {% for disk in entry.disks %}
 | {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk["class"] | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
-{{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
 {% endfor %}
 
@@ -456,14 +473,16 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 {% for error in entry.errors %}
 <p class="blocked">{{ error | h }}</p>
 {% endfor %}
+<p>RAID controllers: {{ entry | controllers | h }}</p>
 {{ svg(entry, settings, document.reference_drives) }}
 {% if entry.disks %}
 <table><tr><th>Device</th><th>Model</th><th>Serial</th><th>Class</th><th>Verdict</th><th>Sync IOPS</th>\
-<th>p99 ms</th><th>Cached</th><th>Power-loss protection</th><th>Decision</th><th>Reasons</th></tr>
+<th>p99 ms</th><th>Cached</th><th>Power-loss protection</th><th>Health</th><th>Decision</th><th>Reasons</th></tr>
 {% for disk in entry.disks %}
 <tr><td>{{ disk.device | h }}</td><td>{{ (disk.model or '-') | h }}</td><td>{{ (disk.serial or '-') | h }}</td>\
 <td>{{ disk['class'] | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
 <td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
+<td>{{ disk | health | h }}</td>\
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
 {% endfor %}
 </table>

@@ -19,10 +19,11 @@ def json_env(**extra):
         **extra)
 
 
-def ansible_module(module, args=None, check=False, prefix=(), inventory="localhost,", host="localhost"):
+def ansible_module(module, args=None, check=False, prefix=(), inventory="localhost,", host="localhost", env=None):
     """The result dict of one module run on ``host`` (this machine by default; a lab VM through
-    its inventory). ``prefix`` runs ansible under another command, e.g. a private mount namespace."""
-    env = json_env()
+    its inventory). ``prefix`` runs ansible under another command, e.g. a private mount namespace;
+    ``env`` adds environment variables."""
+    env = json_env(**(env or {}))
     argv = list(prefix) + ["ansible", host, "--inventory", inventory, "--module-name", "cephops.osd_tuning." + module]
     if inventory == "localhost,":
         argv += ["--connection", "local"]

@@ -123,6 +123,17 @@ def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks,
     ET.fromstring(html[html.index("<svg"):html.index("</svg>") + 6])
     assert list(yaml.safe_load_all(gate.report("disk_gate.cephadm.yml"))) == []
     assert "| localhost | %s |" % disks[0].path in gate.report("disk_gate.md")
+    # A loop disk has no SMART data: health unknown, which does not block by default.
+    assert all(d["health"]["status"] == "unknown" for d in document["hosts"][0]["disks"])
+    assert document["hosts"][0]["controllers"] == "no RAID controller tool found (storcli, perccli, ssacli)"
+
+
+def test_health_required_blocks_a_disk_without_smart_data(loop_disks, gate):
+    disk = loop_disks()
+    run = gate.play([disk], disk_gate_health_required=True, disk_gate_policy="warn")
+    assert run.rc == 0, run.failures
+    assert run.disk(disk.path)["verdict"] == "unhealthy"
+    assert run.disk(disk.path)["reasons"][0].startswith("health unknown (disk_gate_health_required): no SMART data")
 
 
 @pytest.mark.cores

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from test_check_mode import PLAYBOOKS
+from test_health import NVME, SATA, assert_read_from_the_drive
 from test_lab import DATA_SERIAL, RANDOM_SERIAL, whole_disk_by_serial
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "tests" / "integration"))
@@ -70,6 +71,10 @@ def test_site_defaults_probe_the_blank_disks_and_write_no_pre_filled_one(host):
     for serial in BLANK_SERIALS:
         probed = gated[whole_disk_by_serial(host, serial)]
         assert probed["verdict"] in MEASURED and not probed["cached"] and probed["write_iops"] > 0, probed
+
+    # The gate read each drive's health itself: values from the emulated SATA and NVMe drives.
+    assert_read_from_the_drive(gated[whole_disk_by_serial(host, SATA)]["health"], "sata")
+    assert_read_from_the_drive(gated[whole_disk_by_serial(host, NVME)]["health"], "nvme")
 
     # Not in the lab's own list, so probed here only: its controller must have kept up.
     assert nvme_trouble(host) == trouble_before, "the NVMe controller had trouble during the probe"

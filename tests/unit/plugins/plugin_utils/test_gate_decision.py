@@ -152,7 +152,8 @@ def test_host_without_record_is_listed_as_not_passed():
     assert (lost["host"], lost["status"], lost["passed"]) == ("osd<2>", "no_result", False)
     assert lost["errors"] == [gate_decision.NO_RESULT]
     assert document["summary"] == {"hosts": 2, "hosts_passed": 0, "hosts_without_result": 1, "disks": 3,
-                                   "approved": 2, "blocked": 1, "pending": 0, "absent": 0, "cached": 1}
+                                   "approved": 2, "blocked": 1, "pending": 0, "absent": 0, "cached": 1,
+                                   "unhealthy": 0}
 
 
 def test_the_record_says_which_rule_chose_the_disks():

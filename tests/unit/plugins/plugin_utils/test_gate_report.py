@@ -131,7 +131,7 @@ def test_svg_places_bars_on_a_log_scale():
 def test_markdown_escapes_cells():
     text = gate_report.to_markdown(fleet())
     row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
-    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 10
+    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 11
     assert "| osd&lt;2&gt; | - |" in text
 
 
@@ -149,13 +149,13 @@ def markdown_rows(text, header="| Host "):
     return rows
 
 
-def test_markdown_rows_parse_back_to_eleven_cells():
+def test_markdown_rows_parse_back_to_twelve_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document))
-    assert [len(row) for row in rows] == [11] * 5
+    assert [len(row) for row in rows] == [12] * 5
     escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
     assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
-    assert rows[0][10] == escaped + "; " + escaped
+    assert rows[0][11] == escaped + "; " + escaped
     assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
 
 
@@ -231,8 +231,8 @@ def test_cephadm_spec_without_approved_disks_is_empty():
 def test_text_table_names_every_disk_and_reason():
     lines = gate_report.to_table(fleet()).splitlines()
     assert lines[0] == "osd1: not passed"
-    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "PLP", "DECISION",
-                                 "REASONS"]
+    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "PLP", "HEALTH",
+                                 "DECISION", "REASONS"]
     assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
@@ -306,7 +306,7 @@ def test_every_report_shows_the_fleet_per_model_its_outlier_and_mixed_firmware()
                 for s in root.findall("testsuite") for c in s.findall("testcase"))
     assert outs[("osd-07", "/dev/sdb")].splitlines()[2] == "fleet outlier: " + said
     assert outs[("osd-07", "/dev/sdc")].splitlines()[2] == "firmware XCV10120; the fleet runs this model with " + mix
-    assert outs[("osd-08", "/dev/sdc")].splitlines()[0] == "suitable, 20 000 sync IOPS, p99 0.2 ms"
+    assert outs[("osd-08", "/dev/sdc")].splitlines()[0] == "suitable, 20 000 sync IOPS, p99 0.2 ms, health -"
     assert not root.findall(".//failure")
 
     spec = gate_report.to_cephadm_spec(document)
