@@ -4,6 +4,9 @@ ansible-test fetches a get-pip script from a server outside PyPI before it build
 virtual environments of its sanity tests, unless the script is already in its cache.
 This puts a stand-in there: it bootstraps pip with ensurepip and then installs the
 requested packages from PyPI, which is what the real script does.
+
+usage: python3 ansible_test_offline.py [X.Y]   (run with the ansible-core whose ansible-test
+will use it; X.Y is the Python the sanity tests run on, by default this one)
 """
 
 import os
@@ -23,7 +26,7 @@ subprocess.check_call([sys.executable, "-m", "pip", "install"] + [a for a in sys
 
 
 def main():
-    python = types.SimpleNamespace(version="%d.%d" % sys.version_info[:2])
+    python = types.SimpleNamespace(version=sys.argv[1] if len(sys.argv) > 1 else "%d.%d" % sys.version_info[:2])
     pip_version = get_venv_packages(python)["pip"]
     path = os.path.expanduser("~/.ansible/test/cache/get_pip_%s.py" % pip_version.replace(".", "_"))
     os.makedirs(os.path.dirname(path), exist_ok=True)

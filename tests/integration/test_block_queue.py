@@ -41,6 +41,7 @@ def disk(loop_disks):
     return fresh(loop_disks())
 
 
+@pytest.mark.pythons
 def test_sets_values_and_second_run_changes_nothing(disk):
     args = dict(devices=[disk.path], attributes={"scheduler": "mq-deadline", "iosched/fifo_batch": 1,
                                                  "max_sectors_kb": 64, "read_ahead_kb": 512})
