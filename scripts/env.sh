@@ -9,6 +9,7 @@
 #   older cores       the same pair per release of OLDER_CORES, made on demand by
 #                     make_core_env (scripts/test.sh cores); ceph-ansible's tests use 2.16's
 #   Ceph's own code   ceph-volume and the spec validation, from Debian's packages
+#   claimed Pythons   the managed-host interpreters of CLAIMED_PYTHONS, checked (not installed)
 #   .build/           a collections tree in which this checkout is cephops.osd_tuning
 #
 # CEPHOPS_CACHE (default ~/.cache/cephops-osd-tuning) holds what is shared between
@@ -27,7 +28,17 @@ ANSIBLE_BUNDLE_VERSION="12.3.0"
 OLDER_CORES=(2.15=8.7.0 2.16=9.13.0 2.17=10.7.0 2.18=11.13.0)
 # The collections taken from each `ansible` release; ceph-ansible needs ansible.utils too.
 COLLECTIONS=(community/general ansible/posix ansible/utils)
-export REPO_ROOT CEPHOPS_CACHE BUILD_DIR
+# The ansible-core of the main venv.
+MAIN_CORE="$(sed -n 's/^ansible-core==\([0-9]*\.[0-9]*\)\..*/\1/p' "$REPO_ROOT/scripts/requirements.txt")"
+# The managed-host Pythons the collection claims (docs/platforms.md), oldest first, each as
+# PYTHON=CORE: the newest ansible-core that still supports it as a target, whose ansible-test
+# checks it (scripts/test.sh sanity) and, for the oldest and the newest, under which the tests
+# marked `pythons` run modules with it (scripts/test.sh cores). The main venv's Python is the
+# controller's and runs the full sanity and integration stages.
+CLAIMED_PYTHONS=(3.6=2.16 3.7=2.17 3.8=2.19 3.9=2.19 3.10=2.19 3.11=2.19 3.12=2.19 3.13=2.19)
+# Where those interpreters are found: DIR/X.Y.*/bin/pythonX.Y, as pyenv installs them.
+CEPHOPS_PYTHONS="${CEPHOPS_PYTHONS:-${PYENV_ROOT:-$HOME/.pyenv}/versions}"
+export REPO_ROOT CEPHOPS_CACHE BUILD_DIR CEPHOPS_PYTHONS
 
 # Packages the tests use on the test host; the lab adds QEMU and mmdebstrap.
 DEBIAN_PACKAGES=(
@@ -106,6 +117,38 @@ make_core_env() {
   return 1
 }
 
+# claimed_python X.Y: prints the interpreter of Python X.Y under CEPHOPS_PYTHONS (the newest
+# patch release there), or fails saying how to get it.
+claimed_python() {
+  local found
+  found="$(printf '%s\n' "$CEPHOPS_PYTHONS/$1".*/bin/"python$1" | sort -V | tail -n 1)"
+  if [ ! -x "$found" ]; then
+    log "no Python $1 in $CEPHOPS_PYTHONS: the sanity and cores stages run the modules' tests with every" \
+      "claimed Python (docs/platforms.md); install it with 'pyenv install $1' or set CEPHOPS_PYTHONS to" \
+      "a folder holding X.Y.Z/bin/pythonX.Y"
+    return 1
+  fi
+  echo "$found"
+}
+
+# check_claimed_pythons: whether every Python of CLAIMED_PYTHONS is there (says which is not).
+check_claimed_pythons() {
+  local entry absent=0
+  for entry in "${CLAIMED_PYTHONS[@]}"; do
+    claimed_python "${entry%%=*}" >/dev/null || absent=1
+  done
+  return "$absent"
+}
+
+# use_core MINOR: sets VENV_DIR and COLLECTIONS_DIR for MAIN_CORE or one of OLDER_CORES.
+use_core() {
+  if [ "$1" = "$MAIN_CORE" ]; then
+    VENV_DIR="$VIRTUAL_ENV" COLLECTIONS_DIR="$BUILD_DIR/collections"
+  else
+    make_core_env "$1"
+  fi
+}
+
 mkdir -p "$CEPHOPS_CACHE" "$BUILD_DIR"
 ensure_debian_packages
 make_venv "$REPO_ROOT/scripts/requirements.txt" venv
@@ -119,6 +162,7 @@ export PYTHONPATH="$BUILD_DIR/collections${PYTHONPATH:+:$PYTHONPATH}"
 make_core_env 2.16
 export CEPH_ANSIBLE_VENV="$VENV_DIR"
 VENV_DIR="$VIRTUAL_ENV"
+check_claimed_pythons || true  # only the sanity and cores stages need them; they fail without
 export ANSIBLE_LOCAL_TEMP="$BUILD_DIR/ansible-tmp"
 export ANSIBLE_NOCOLOR="${ANSIBLE_NOCOLOR:-${CI:+1}}"
 set +euo pipefail

@@ -30,8 +30,24 @@ stage_sanity() {
   git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$tree"
   git -C "$tree" init -q && git -C "$tree" add -A
   python3 "$REPO_ROOT/scripts/ansible_test_offline.py"
-  (cd "$tree" && ansible-test sanity --python "$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')" \
-    --color no)
+  local default entry version python start
+  default="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+  (cd "$tree" && ansible-test sanity --python "$default" --color no) || return 1
+  # Each other claimed managed-host Python: the tests that run per Python (compile, import),
+  # by the ansible-test of the newest ansible-core that supports it.
+  check_claimed_pythons || return 1
+  for entry in "${CLAIMED_PYTHONS[@]}"; do
+    version="${entry%%=*}"
+    [ "$version" = "$default" ] && continue
+    use_core "${entry#*=}" || return 1
+    python="$(claimed_python "$version")"
+    printf '\n--> Python %s, ansible-test of ansible-core %s\n' "$version" "${entry#*=}"
+    start=$SECONDS
+    "$VENV_DIR/bin/python3" "$REPO_ROOT/scripts/ansible_test_offline.py" "$version"
+    (cd "$tree" && PATH="$(dirname "$python"):$PATH" \
+      "$VENV_DIR/bin/ansible-test" sanity --test compile --test import --python "$version" --color no) || return 1
+    echo "Python $version: $((SECONDS - start)) s"
+  done
 }
 
 stage_units() {
@@ -49,7 +65,8 @@ stage_integration() {
 stage_cores() {
   # The integration stage runs every test on the ansible-core of the main venv; the playbook
   # tests marked `cores` run here again on each release of OLDER_CORES, from its own venv
-  # and with the collections of its `ansible` release.
+  # and with the collections of its `ansible` release; then the tests marked `pythons` with
+  # the oldest and newest claimed managed-host Python.
   if [ "$(id -u)" -ne 0 ]; then
     echo "integration tests need root (loop devices, mount namespaces)"
     return 1
@@ -63,6 +80,23 @@ stage_cores() {
     PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
       "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider -m cores tests/integration || failed=1
     echo "ansible-core $core: $((SECONDS - start)) s"
+  done
+  # The oldest and the newest claimed managed-host Python (every one with
+  # CEPHOPS_MODULE_PYTHONS=all), each under the newest ansible-core that supports it: every
+  # module runs with it as ansible_python_interpreter.
+  local python pythons=("${CLAIMED_PYTHONS[0]}" "${CLAIMED_PYTHONS[-1]}")
+  [ "${CEPHOPS_MODULE_PYTHONS:-}" = all ] && pythons=("${CLAIMED_PYTHONS[@]}")
+  check_claimed_pythons || return 1
+  for entry in "${pythons[@]}"; do
+    core="${entry#*=}"
+    use_core "$core" || return 1
+    python="$(claimed_python "${entry%%=*}")"
+    printf '\n--> modules on Python %s, ansible-core %s\n' "${entry%%=*}" "$core"
+    start=$SECONDS
+    PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
+      CEPHOPS_TEST_PYTHON="$python" "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider -m pythons \
+      tests/integration || failed=1
+    echo "Python ${entry%%=*}: $((SECONDS - start)) s"
   done
   return "$failed"
 }

@@ -21,6 +21,9 @@ description:
     C(/etc/default/grub) and C(/etc/default/grub.d/*.cfg) in place (comments, other lines and
     quoting stay as written), then runs C(update-grub) or C(grub-mkconfig).
   - EL family - additionally updates every boot entry with C(grubby) when C(grubby) is present.
+    This path is tested only against the C(grubby --info=ALL) output of a RHEL 8 host, and
+    C(grub2-mkconfig) not at all; the Debian path runs on Debian 12 (the collection's
+    C(docs/platforms.md)).
   - Before anything is written, the edited files are sourced by C(sh) in the order grub reads
     them, and the resulting command line must be what was asked for. Every file is backed up
     and replaced atomically; if regenerating the grub configuration fails, the files are put

@@ -23,6 +23,8 @@ TABLES = []
 def pytest_configure(config):
     config.addinivalue_line("markers", "cores: a playbook test that scripts/test.sh cores also runs on every older "
                                        "ansible-core the collection supports")
+    config.addinivalue_line("markers", "pythons: a test that runs a module, which scripts/test.sh cores runs again with "
+                                       "the oldest and newest managed-host Python the collection claims")
 
 
 def pytest_terminal_summary(terminalreporter):

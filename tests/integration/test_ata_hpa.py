@@ -20,6 +20,7 @@ def hpa(disk, check=False, device=None, **entry):
     return ansible_module("ata_hpa", dict(disks=[entry], erase=True), check=check)
 
 
+@pytest.mark.pythons
 @pytest.mark.parametrize("check", [False, True], ids=["apply", "check_mode"])
 def test_blank_loop_disk_is_refused_as_not_ata(loop_disks, check):
     disk = loop_disks()

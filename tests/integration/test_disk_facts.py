@@ -217,6 +217,7 @@ AT_OFFSET = [
 HIDDEN = HIDDEN_DATA + WIPED_TABLES + AT_OFFSET
 
 
+@pytest.mark.pythons
 def test_blank_disk_is_available(loop_disks):
     disk = loop_disks()
     found = facts([disk])[disk.name]

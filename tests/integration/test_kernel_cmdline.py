@@ -25,6 +25,7 @@ def cmdline(defaults, check=False, **args):
     return ansible_module("kernel_cmdline", dict(dict(defaults_file=str(defaults), update=False), **args), check=check)
 
 
+@pytest.mark.pythons
 def test_removes_elevator_backs_up_and_is_idempotent(defaults):
     old = defaults.read_text()
     defaults.chmod(0o640)  # not the usual 0644: the edit must keep the file's own mode and owner

@@ -79,6 +79,7 @@ def two_osds(host):
     return xfs_dir, ext4_dir, text
 
 
+@pytest.mark.pythons
 def test_noatime_is_written_in_place_applied_live_and_idempotent(host, two_osds):
     xfs_dir, ext4_dir, text = two_osds
     old = host.write_fstab(text)
@@ -298,6 +299,7 @@ def test_role_refuses_64k_directory_blocks(role, host):
     assert disk.checksum() == blank and host.fstab.read_bytes() == old
 
 
+@pytest.mark.pythons
 def test_new_filesystem_refused_on_a_wiped_table_with_a_live_partition(loop_disks):
     """wipefs -a removed the MBR's magic; mkfs.xfs -f would discard the ext4 behind it."""
     disk = loop_disks()

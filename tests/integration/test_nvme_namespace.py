@@ -14,6 +14,7 @@ def namespace(disk, record, check=False, **entry):
     return ansible_module("nvme_namespace", args, check=check)
 
 
+@pytest.mark.pythons
 @pytest.mark.parametrize("check", [False, True], ids=["apply", "check_mode"])
 def test_a_loop_disk_is_refused_as_no_nvme_namespace(loop_disks, tmp_path, check):
     disk = loop_disks()

@@ -66,6 +66,7 @@ def test_partition_then_restore_end_to_end(loop_disks, record):
     assert not record.exists()
 
 
+@pytest.mark.pythons
 def test_a_4kn_disk_gets_the_same_mib_bounds(loop_disks, record):
     disk = loop_disks(sector_size=4096)
     result = partition(record, [{"device": disk.path, "reserve_percent": 10}])

@@ -1,5 +1,7 @@
 """seq_read_probe on real loop devices: measures, never writes, always sets values back."""
 
+import pytest
+
 from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import make_gpt_partitions
@@ -10,6 +12,7 @@ def max_sectors(disk):
         return int(handle.read())
 
 
+@pytest.mark.pythons
 def test_measures_each_value_reads_only_and_restores(loop_disks):
     blank, data = loop_disks(), loop_disks()
     make_gpt_partitions(data)

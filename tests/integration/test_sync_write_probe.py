@@ -8,6 +8,8 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS, VALUE_CHOICES
 
 from conftest import FioWatch, fio_pids
@@ -54,6 +56,7 @@ def assert_blank_again(disk):
     assert facts([disk])[disk.name]["available"] is True
 
 
+@pytest.mark.pythons
 def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     disk = loop_disks()
     result = probe([disk], plp_runtime=1)

@@ -22,6 +22,7 @@ def rules_file(path, rules=None, check=False, **options):
     return ansible_module("udev_queue_rules", args, check=check)
 
 
+@pytest.mark.pythons
 def test_writes_once_then_changes_nothing(tmp_path):
     path = tmp_path / "60-test.rules"
     first = rules_file(path)

@@ -12,7 +12,8 @@ def queue(fixture_text):
     return lambda name: json.loads(fixture_text("queue/%s.json" % name))
 
 
-# The SSD optimisation article shows this scheduler file of a pre-5.0 single-queue kernel.
+# The SSD optimisation article shows this scheduler file of a pre-5.0 single-queue kernel, as
+# does the kernel's own Documentation/block/switching-sched.txt up to 4.20.
 LEGACY = {"scheduler": "noop deadline [cfq]", "max_sectors_kb": "512", "max_hw_sectors_kb": "32767",
           "iosched": {"slice_idle": "8", "quantum": "8"}}
 

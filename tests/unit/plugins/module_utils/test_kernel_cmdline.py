@@ -81,23 +81,14 @@ def test_assigns(debian):
     assert not cmdline_utils.assigns("#GRUB_CMDLINE_LINUX=\"x\"\n", "GRUB_CMDLINE_LINUX")
 
 
-# The layout `grubby --info=ALL` prints on RHEL 8 (no EL host is available to capture one).
-GRUBBY_INFO = """index=0
-kernel="/boot/vmlinuz-4.18.0-513.el8.x86_64"
-args="ro crashkernel=auto resume=/dev/mapper/rhel-swap rd.lvm.lv=rhel/root elevator=deadline"
-root="/dev/mapper/rhel-root"
-initrd="/boot/initramfs-4.18.0-513.el8.x86_64.img"
-title="Red Hat Enterprise Linux (4.18.0-513.el8.x86_64) 8.9 (Ootpa)"
-index=1
-kernel="/boot/vmlinuz-0-rescue"
-args="ro crashkernel=auto"
-"""
-
-
-def test_parse_grubby_info():
-    entries = cmdline_utils.parse_grubby_info(GRUBBY_INFO)
-    assert [kernel for kernel, args in entries] == ["/boot/vmlinuz-4.18.0-513.el8.x86_64", "/boot/vmlinuz-0-rescue"]
-    assert entries[0][1][-1] == "elevator=deadline"
+def test_parse_grubby_info(fixture_text):
+    # RHEL 8.6, as captured in Red Hat's documentation (see tests/unit/plugins/modules/test_kernel_cmdline.py).
+    entries = cmdline_utils.parse_grubby_info(fixture_text("grub/rhel86_grubby_info_all.txt"))
+    assert [kernel for kernel, args in entries] == ["/boot/vmlinuz-4.18.0-372.9.1.el8.x86_64",
+                                                    "/boot/vmlinuz-0-rescue-67db13ba8cdb420794ef3ee0a8313205"]
+    assert entries[0][1] == ["ro", "crashkernel=auto", "resume=/dev/mapper/rhel-swap", "rd.lvm.lv=rhel/root",
+                             "rd.lvm.lv=rhel/swap", "rhgb", "quiet", "$tuned_params", "zswap.enabled=1"]
+    assert entries[1][1][-1] == "quiet"
 
 
 def test_args_satisfy():
