@@ -188,6 +188,7 @@ _ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, ap
                     md=_md, h=_html, x=_x, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers)
 
+
 # --------------------------------------------------------------------------- text table
 
 def _aligned(rows):
@@ -247,9 +248,9 @@ def models_table(models):
 
 def to_table(document):
     """Every host's text table under a line naming it and its state, then the fleet per model."""
-    return "\n\n".join(["%s: %s\n%s" % (_text(entry["host"]), "passed" if entry["passed"] else "not passed",
-                                        host_table(entry)) for entry in document["hosts"]]
-                        + [models_table(document["models"])])
+    hosts = ["%s: %s\n%s" % (_text(entry["host"]), "passed" if entry["passed"] else "not passed", host_table(entry))
+             for entry in document["hosts"]]
+    return "\n\n".join(hosts + [models_table(document["models"])])
 
 
 # --------------------------------------------------------------------------- JSON and JUnit

@@ -119,8 +119,8 @@ def test_ramp_stops_at_the_cap():
 
 def run(iops, completion_us, sync_us=None):
     """A measurement as fio_job gives it: IOPS and the mean latencies of the write and its fsync."""
-    return {"write_iops": iops, "latency_us": {"completion": {"mean": completion_us, "p99": None},
-                                                "sync": None if sync_us is None else {"mean": sync_us, "p99": None}}}
+    sync = None if sync_us is None else {"mean": sync_us, "p99": None}
+    return {"write_iops": iops, "latency_us": {"completion": {"mean": completion_us, "p99": None}, "sync": sync}}
 
 
 ON = {"tool": "nvme", "enabled": True, "volatile": True, "kernel_view": "write back"}

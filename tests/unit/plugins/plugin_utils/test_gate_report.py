@@ -254,7 +254,7 @@ def test_every_report_says_which_rule_chose_the_disks():
                      candidate("/dev/nvme0n1", sources=("dedicated_devices",), roles=("db",))],
                     {"flash": finished_ok(result("/dev/sdb", "suitable", 9000))})
     document = gate_decision.fleet_document(["osd1"], [chosen], SETTINGS)
-    assert gate_report.to_table(document).split("\n\n")[0].splitlines()[-1] == (
+    assert gate_report.to_table(document).split("\n\n", maxsplit=1)[0].splitlines()[-1] == (
         "disks chosen by: ceph-ansible's devices, ceph-ansible's dedicated_devices")
     assert "- Disks of osd1 chosen by ceph-ansible's devices, ceph-ansible's dedicated_devices." in (
         gate_report.to_markdown(document).splitlines())
@@ -282,7 +282,7 @@ def test_every_report_shows_the_fleet_per_model_its_outlier_and_mixed_firmware()
     said = "sync IOPS 6 000, below the median 8 975 of its model and firmware by more than 2 244"
     mix = "XCV10120 on 2 disks (osd-07, osd-08); XCV10132 on 8 disks (osd-00, osd-01, osd-02, osd-03, osd-04 and 3 more hosts)"
 
-    table = gate_report.to_table(document).split("\n\n")[-1].splitlines()
+    table = gate_report.to_table(document).rsplit("\n\n", maxsplit=1)[-1].splitlines()
     assert table[1].split()[:3] == ["MODEL", "FIRMWARE", "DISKS"]
     assert table[3].split()[:4] + table[3].split()[-2:] == [MODEL.split()[0], MODEL.split()[1], "XCV10132", "8",
                                                             "yes", "1"]
@@ -292,8 +292,8 @@ def test_every_report_shows_the_fleet_per_model_its_outlier_and_mixed_firmware()
     markdown = gate_report.to_markdown(document)
     rows = markdown_rows(markdown, "| Model ")
     assert [row[:3] + row[-2:] for row in rows] == [[MODEL, "XCV10120", "2", "no: 2 of 5 measured disks", "0"],
-                                                     [MODEL, "XCV10132", "8", "yes", "1"],
-                                                     [OTHER, "HXT7404Q", "1", "no: 1 of 5 measured disks", "0"]]
+                                                    [MODEL, "XCV10132", "8", "yes", "1"],
+                                                    [OTHER, "HXT7404Q", "1", "no: 1 of 5 measured disks", "0"]]
     assert "- Outlier: osd-07 /dev/sdb (%s, XCV10132): %s." % (MODEL, said) in markdown.splitlines()
     assert "- Mixed firmware: %s: %s." % (MODEL, mix) in markdown.splitlines()
 
