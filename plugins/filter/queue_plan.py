@@ -37,17 +37,26 @@ options:
     type: dict
     required: true
   models:
-    description: List of C(model) (shell pattern) with the value under the attribute's name.
+    description:
+      - List of C(model) (shell pattern) with the value under the attribute's name, and
+        optionally C(tunables) (mapping) that go with it.
     type: list
     elements: dict
     default: []
   overrides:
-    description: List of C(serial) or C(wwn) with the value under the attribute's name.
+    description:
+      - List of C(serial) or C(wwn) with the value under the attribute's name, and optionally
+        C(tunables) (mapping) that go with it.
     type: list
     elements: dict
     default: []
   extra:
-    description: More attributes that travel with a value (scheduler tunables), value to mapping.
+    description:
+      - More attributes that go with a class's value (scheduler tunables, written under
+        C(iosched/)), class to mapping. Naming a class that is not managed fails.
+      - A disk gets the tunables udev leaves at boot, where every matching rule runs from class
+        to model to disk; a rule that keeps the scheduler adds its tunables, one that changes
+        it starts from the new scheduler's defaults.
     type: dict
     default: {}
 """
@@ -56,6 +65,14 @@ EXAMPLES = r"""
 - name: Plan schedulers
   ansible.builtin.set_fact:
     plan: "{{ inventory.disks | cephops.osd_tuning.queue_plan('scheduler', {'ssd': 'none', 'hdd': 'mq-deadline'}) }}"
+
+- name: Plan schedulers with tunables for HDDs and for one model
+  ansible.builtin.set_fact:
+    plan: >-
+      {{ inventory.disks | cephops.osd_tuning.queue_plan('scheduler', {'ssd': 'none', 'hdd': 'mq-deadline'},
+                                                          [{'model': 'ST4000NM*', 'scheduler': 'mq-deadline',
+                                                            'tunables': {'read_expire': 200}}],
+                                                          [], {'hdd': {'fifo_batch': 16}}) }}
 """
 
 RETURN = r"""
@@ -64,11 +81,16 @@ _value:
   type: dict
 """
 
+from ansible.errors import AnsibleFilterError
+
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan as planner
 
 
 def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None):
-    return planner.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
+    try:
+        return planner.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
+    except ValueError as exc:
+        raise AnsibleFilterError("queue_plan: %s" % exc)
 
 
 class FilterModule(object):

@@ -48,6 +48,23 @@ def check(rules):
     return errors
 
 
+# udev runs rules files in the lexical order of their names, and a disk's ID_SERIAL_SHORT and
+# ID_WWN are set by this one (ata_id, NVMe attributes), in the same event: a rule matching them
+# must live in a file that sorts after it, or it never matches.
+IDENTITY_RULES_FILE = "60-persistent-storage.rules"
+
+
+def check_order(path, rules):
+    """Why ``rules`` could never match from a file named ``path``; empty when they can."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    keys = sorted(set(key for rule in rules for key in (rule.get("match") or {})
+                      if key.startswith("ENV{ID_")))
+    if keys and name <= IDENTITY_RULES_FILE:
+        return ["%s matches %s, which udev sets in %s: name the file so that it sorts after that one "
+                "(for example 61-%s)" % (name, ", ".join(keys), IDENTITY_RULES_FILE, name.split("-", 1)[-1])]
+    return []
+
+
 def _ordered_attributes(attributes):
     """The scheduler first: its tunables under iosched/ exist only once it is active."""
     return sorted(attributes.items(), key=lambda item: (item[0] != "scheduler", item[0].startswith("iosched/"),

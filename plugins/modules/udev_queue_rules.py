@@ -32,7 +32,11 @@ extends_documentation_fragment:
   - cephops.osd_tuning.attributes
 options:
   path:
-    description: The rules file, usually under C(/etc/udev/rules.d/).
+    description:
+      - The rules file, usually under C(/etc/udev/rules.d/).
+      - udev runs rules files in the order of their names, and sets a disk's C(ENV{ID_SERIAL_SHORT})
+        and C(ENV{ID_WWN}) in C(60-persistent-storage.rules); rules that match them are refused
+        in a file whose name does not sort after that one, where they would never match.
     type: path
     required: true
   rules:
@@ -104,7 +108,7 @@ seealso:
 EXAMPLES = r"""
 - name: SSDs and NVMe without scheduler, HDDs on mq-deadline, at every boot
   cephops.osd_tuning.udev_queue_rules:
-    path: /etc/udev/rules.d/60-cephops-io-scheduler.rules
+    path: /etc/udev/rules.d/61-cephops-io-scheduler.rules
     owner: role cephops.osd_tuning.io_scheduler
     rules:
       - comment: SATA/SAS SSD
@@ -118,7 +122,7 @@ EXAMPLES = r"""
 
 - name: Put back what was there before
   cephops.osd_tuning.udev_queue_rules:
-    path: /etc/udev/rules.d/60-cephops-io-scheduler.rules
+    path: /etc/udev/rules.d/61-cephops-io-scheduler.rules
     restore: true
     record: /var/lib/cephops-osd-tuning/udev_queue_rules.json
 """
@@ -241,7 +245,7 @@ def main():
         wanted = record["files"][path] if path in record["files"] else _original(current)
         present, content = wanted is not None, wanted or ""
     elif params["state"] == "present":
-        errors = rules_utils.check(params["rules"])
+        errors = rules_utils.check(params["rules"]) + rules_utils.check_order(path, params["rules"])
         if errors:
             module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)
         present, content = True, rules_utils.render(params["rules"], HEADER % params["owner"])

@@ -6,6 +6,11 @@
 A value is chosen per disk class (ssd, hdd, nvme, virtio: the ``class`` disk_facts gives each
 disk), then per model pattern, then per disk (serial or WWN); the most specific wins. Runtime groups name the disks of this host;
 udev rules match classes and identities, so a replaced disk of the same class is tuned too.
+
+Tunables (a scheduler's ``iosched/`` values) come from the same three places: per class, and
+under ``tunables`` in a model or disk entry. A disk gets what udev leaves at boot, where every
+matching rule runs, least specific first: a rule that keeps the scheduler adds its tunables to
+those already set, a rule that changes it starts again from the new scheduler's defaults.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -41,23 +46,54 @@ def _model_matches(pattern, model):
     return fnmatch.fnmatchcase((model or "").strip(), pattern)
 
 
-def choose(disk, attribute, classes, models=(), overrides=()):
-    """The value for one disk and where it came from, or (None, None).
+def _override_matches(override, disk):
+    return bool((override.get("serial") and override["serial"] == disk.get("serial"))
+                or (override.get("wwn") and override["wwn"] == disk.get("wwn")))
 
-    ``models`` and ``overrides`` entries carry the value under the attribute's name, for
-    example ``{"model": "Samsung SSD 980*", "scheduler": "mq-deadline"}``.
-    """
-    for override in overrides:
-        if (override.get("serial") and override["serial"] == disk.get("serial")) or \
-                (override.get("wwn") and override["wwn"] == disk.get("wwn")):
-            return override[attribute], "disk %s" % (override.get("serial") or override.get("wwn"))
-    for entry in models:
-        if _model_matches(entry["model"], disk.get("model")):
-            return entry[attribute], "model %s" % entry["model"]
+
+def layers(disk, attribute, classes, models=(), overrides=(), extra=None):
+    """``(value, tunables, source)`` of every entry that matches the disk, in the order udev applies
+    their rules: class, then models, then disks, each list from its last entry to its first, so
+    that the first matching entry of a list is applied last and wins, as in ``choose``."""
+    found = []
     cls = disk["class"]
     if cls and classes.get(cls) not in UNMANAGED:
-        return classes[cls], "class %s" % cls
-    return None, None
+        found.append((classes[cls], (extra or {}).get(cls) or {}, "class %s" % cls))
+    for entry in reversed(list(models)):
+        if _model_matches(entry["model"], disk.get("model")):
+            found.append((entry[attribute], entry.get("tunables") or {}, "model %s" % entry["model"]))
+    for override in reversed(list(overrides)):
+        if _override_matches(override, disk):
+            found.append((override[attribute], override.get("tunables") or {},
+                          "disk %s" % (override.get("serial") or override.get("wwn"))))
+    return found
+
+
+def choose(disk, attribute, classes, models=(), overrides=(), extra=None):
+    """The value for one disk, where it came from and its tunables, or (None, None, {}).
+
+    ``models`` and ``overrides`` entries carry the value under the attribute's name, for
+    example ``{"model": "Samsung SSD 980*", "scheduler": "mq-deadline"}``, and may carry
+    ``tunables``; ``extra`` holds the tunables of each class.
+    """
+    value, source, tunables = None, None, {}
+    for layer_value, layer_tunables, layer_source in layers(disk, attribute, classes, models, overrides, extra):
+        if layer_value != value:  # a new scheduler starts from its own defaults
+            tunables = {}
+        value, source = layer_value, layer_source
+        tunables = dict(tunables, **layer_tunables)
+    return value, source, tunables
+
+
+def check_extra(classes, extra):
+    """Tunables may only name a class whose value the caller manages."""
+    errors = []
+    for cls in sorted(extra or {}):
+        if cls not in CLASS_RULES:
+            errors.append("tunables are set per disk class (%s), not for %r" % (", ".join(CLASSES), cls))
+        elif classes.get(cls) in UNMANAGED and extra[cls]:
+            errors.append("tunables for class %s, which is left alone (no value chosen for it)" % cls)
+    return errors
 
 
 def translate(value, legacy):
@@ -69,23 +105,26 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
 
     ``changing`` names the disks whose current value (as disk_facts reports it) differs.
 
-    ``extra`` maps a value to more attributes that travel with it, for example
-    ``{"mq-deadline": {"iosched/fifo_batch": 1}}``. Scheduler names are translated for
+    ``extra`` maps a class to more attributes that go with its value, for example
+    ``{"hdd": {"fifo_batch": 16}}`` (scheduler tunables, written under ``iosched/``); model
+    and disk entries carry theirs under ``tunables``. Scheduler names are translated for
     single-queue kernels when ``legacy`` (default: detected from the disks).
     """
-    extra = extra or {}
+    errors = check_extra(classes, extra)
+    if errors:
+        raise ValueError("; ".join(errors))
     if legacy is None:
         legacy = attribute == "scheduler" and is_legacy(disks)
 
-    def attributes_for(value):
+    def attributes_for(value, tunables):
         wanted = {attribute: translate(value, legacy)}
-        for name, tunable in (extra.get(value) or {}).items():
+        for name, tunable in (tunables or {}).items():
             wanted["iosched/%s" % name if attribute == "scheduler" else name] = tunable
         return wanted
 
     groups, chosen, warnings, clamped = {}, {}, [], []
     for disk in disks:
-        value, source = choose(disk, attribute, classes, models, overrides)
+        value, source, tunables = choose(disk, attribute, classes, models, overrides, extra)
         if value in UNMANAGED:
             continue
         if attribute == "max_sectors_kb":
@@ -94,30 +133,33 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
                 warnings.append(warning)
                 clamped.append((disk, value))
         chosen[disk["name"]] = dict(value=translate(value, legacy), source=source)
-        key = repr(sorted(attributes_for(value).items()))
-        groups.setdefault(key, (attributes_for(value), []))[1].append(disk["name"])
+        wanted = attributes_for(value, tunables)
+        groups.setdefault(repr(sorted(wanted.items())), (wanted, []))[1].append(disk["name"])
     queues = [dict(devices=sorted(names), attributes=attrs) for attrs, names in
               sorted(groups.values(), key=lambda group: group[1])]
 
+    # Least specific first, each list from its last entry to its first: udev applies every
+    # matching rule, so the last one applied is the one that wins (see ``layers``).
     rules = []
     for cls in CLASSES:
         if classes.get(cls) not in UNMANAGED:
-            rules.append(dict(comment="class %s" % cls, match=CLASS_RULES[cls], attributes=attributes_for(classes[cls])))
-    for entry in models:
+            rules.append(dict(comment="class %s" % cls, match=CLASS_RULES[cls],
+                              attributes=attributes_for(classes[cls], (extra or {}).get(cls))))
+    for entry in reversed(list(models)):
         for match in model_matches(entry["model"]):
             rules.append(dict(comment="model %s" % entry["model"], match=match,
-                              attributes=attributes_for(entry[attribute])))
-    for override in overrides:
+                              attributes=attributes_for(entry[attribute], entry.get("tunables"))))
+    for override in reversed(list(overrides)):
         key, identity = ("ENV{ID_SERIAL_SHORT}", override["serial"]) if override.get("serial") \
             else ("ENV{ID_WWN}", override["wwn"])
         rules.append(dict(comment="disk %s" % identity, match={key: identity},
-                          attributes=attributes_for(override[attribute])))
+                          attributes=attributes_for(override[attribute], override.get("tunables"))))
     # udev cannot take min(value, max_hw_sectors_kb): clamped disks get a rule of their own.
     for disk, value in clamped:
         match = _identity_match(disk)
         if match:
             rules.append(dict(comment="disk %s, clamped to its max_hw_sectors_kb" % disk["name"], match=match,
-                              attributes=attributes_for(value)))
+                              attributes=attributes_for(value, None)))
         else:
             warnings.append("%s: no serial or WWN, so its udev rule cannot be clamped; the kernel will refuse "
                             "the class value at boot and keep its default" % disk["name"])

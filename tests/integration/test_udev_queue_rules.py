@@ -66,6 +66,16 @@ def test_unsafe_input_is_refused_and_the_file_left_alone(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["60-test.rules"]
 
 
+def test_disk_rules_in_a_file_udev_runs_before_it_knows_the_serial_are_refused(tmp_path):
+    path = tmp_path / "60-cephops-io-scheduler.rules"
+    result = rules_file(path, rules=[{"match": {"ENV{ID_SERIAL_SHORT}": "S3Z9NB0K123456"},
+                                      "attributes": {"scheduler": "none"}}])
+    assert result["failed"] is True
+    assert "matches ENV{ID_SERIAL_SHORT}, which udev sets in 60-persistent-storage.rules" in result["msg"]
+    assert not path.exists()
+    assert rules_file(path)["changed"] is True  # class rules need no identity: any name will do
+
+
 def test_absent_removes_the_file_with_a_backup(tmp_path):
     path = tmp_path / "60-test.rules"
     rules_file(path)

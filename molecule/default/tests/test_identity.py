@@ -58,24 +58,24 @@ def test_disk_facts_reports_the_full_ata_identity(host):
 
 
 def test_model_rule_set_at_boot_holds_for_its_model_only(host):
-    # site.yml chose 128 for the PRO by its model (the lab's group_vars), 64 for the class; the
-    # reboot before these tests left it to the udev rules.
-    assert (max_sectors_kb(host, FAST), max_sectors_kb(host, SLOW)) == ("128", "64")
+    # site.yml chose 128 for the PRO and 32 for the EVO by their models (the lab's group_vars);
+    # the reboot before these tests left it to the udev rules.
+    assert (max_sectors_kb(host, FAST), max_sectors_kb(host, SLOW)) == ("128", "32")
 
 
 def test_model_rule_tells_apart_models_sysfs_shows_alike(host):
     disks = disk_facts(host)
     names = sorted(disks[serial]["name"] for serial in (FAST, SLOW))
-    plan = queue_plan.plan(list(disks.values()), "max_sectors_kb", {}, [{"model": EVO, "max_sectors_kb": 32}])
-    assert plan["chosen"] == {disks[SLOW]["name"]: {"value": 32, "source": "model " + EVO}}
+    plan = queue_plan.plan(list(disks.values()), "max_sectors_kb", {}, [{"model": EVO, "max_sectors_kb": 16}])
+    assert plan["chosen"] == {disks[SLOW]["name"]: {"value": 16, "source": "model " + EVO}}
     before = (max_sectors_kb(host, FAST), max_sectors_kb(host, SLOW))
-    assert "32" not in before
+    assert "16" not in before
     args = {"path": TEST_RULES, "rules": plan["rules"], "owner": "test_identity", "trigger": names, "backup": False}
     try:
         result = host.ansible("cephops.osd_tuning.udev_queue_rules", json.dumps(args), check=False, become=True)
         assert result.get("changed") and not result.get("failed"), result
         # Change events replayed for both disks: udev applied the rule to the EVO alone.
-        assert (max_sectors_kb(host, FAST), max_sectors_kb(host, SLOW)) == (before[0], "32")
+        assert (max_sectors_kb(host, FAST), max_sectors_kb(host, SLOW)) == (before[0], "16")
     finally:
         host.ansible("cephops.osd_tuning.udev_queue_rules", json.dumps(dict(args, state="absent")),
                      check=False, become=True)

@@ -3,6 +3,7 @@
 Disks are found by serial, so the checks hold whatever kernel names they got this boot.
 """
 
+import fnmatch
 import json
 from pathlib import Path
 
@@ -12,18 +13,21 @@ from test_lab import DATA_SERIAL, whole_disk_by_serial
 
 testinfra_hosts = ["ansible://osds"]
 
+HDD_SERIAL = "CEPHOPS-HDD-0001"
+SLOW_SERIAL = "CEPHOPS-SLOW-0001"  # tuned by model rules (molecule/shared/group_vars/osds.yml)
+NVME_SERIAL = "CEPHOPS-NVME-0001"  # its max_sectors_kb is clamped: an identity rule of its own
 SCHEDULERS = {
     "CEPHOPS-SSD-0001": "none",
-    "CEPHOPS-SLOW-0001": "none",
+    SLOW_SERIAL: "mq-deadline",  # its model rule
     DATA_SERIAL: "none",
     "CEPHOPS-OPSSD-0001": "none",
     "CEPHOPS-HDD-0001": "mq-deadline",
     "CEPHOPS-NVME-0001": "none",  # the bookworm guest starts NVMe on mq-deadline: udev must change it
     "CEPHOPS-VIRTIO-0001": "none",
 }
-# By class, but the fast SSD by its model (max_sectors_kb_models in the lab's group_vars).
-MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "64", DATA_SERIAL: "64", "CEPHOPS-OPSSD-0001": "64"}
-RULES = ("/etc/udev/rules.d/60-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
+# By class, but the two SSD models by their model rules (max_sectors_kb_models in the lab's group_vars).
+MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "32", DATA_SERIAL: "64", "CEPHOPS-OPSSD-0001": "64"}
+RULES = ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
 GATE_CACHE = "/var/cache/cephops-osd-tuning/gate"
 
 
@@ -44,6 +48,55 @@ def test_scheduler_set_by_udev_at_boot(host, serial):
 @pytest.mark.parametrize("serial", sorted(MAX_SECTORS_KB))
 def test_max_sectors_kb_holds_on_sata_ssds(host, serial):
     assert queue(host, serial, "max_sectors_kb") == MAX_SECTORS_KB[serial]
+
+
+def model_entry(host, entries, serial):
+    """The first entry of a model list that matches this disk's model, as disk_facts reports it."""
+    disks = host.ansible("cephops.osd_tuning.disk_facts", check=False, become=True)["disks"]
+    model = [d["model"] for d in disks if d["serial"] == serial][0]
+    found = [entry for entry in entries if fnmatch.fnmatchcase(model.strip(), entry["model"])]
+    assert found, f"no model entry matches {model!r} of {serial}"
+    return found[0]
+
+
+def test_hdd_keeps_mq_deadline_with_class_and_serial_rule_tunables_after_reboot(host):
+    variables = host.ansible.get_variables()
+    serial_rule = [o for o in variables["io_scheduler_overrides"] if o.get("serial") == HDD_SERIAL][0]
+    assert active_scheduler(host, HDD_SERIAL) == "mq-deadline" == serial_rule["scheduler"]
+    wanted = dict(variables["io_scheduler_tunables"]["hdd"], **serial_rule["tunables"])
+    assert len(wanted) == 2, wanted  # one tunable from each rule, so each rule is seen to act
+    for tunable, value in wanted.items():
+        assert queue(host, HDD_SERIAL, "iosched/" + tunable) == str(value), tunable
+
+
+def test_model_rules_tune_the_slow_ssd_after_reboot(host):
+    variables = host.ansible.get_variables()
+    scheduler = model_entry(host, variables["io_scheduler_models"], SLOW_SERIAL)
+    assert active_scheduler(host, SLOW_SERIAL) == scheduler["scheduler"]
+    for tunable, value in scheduler["tunables"].items():
+        assert queue(host, SLOW_SERIAL, "iosched/" + tunable) == str(value), tunable
+    sectors = model_entry(host, variables["max_sectors_kb_models"], SLOW_SERIAL)
+    assert queue(host, SLOW_SERIAL, "max_sectors_kb") == str(sectors["max_sectors_kb"]) != "64"
+
+
+def test_clamped_nvme_keeps_its_max_hw_sectors_kb_after_reboot(host):
+    chosen = host.ansible.get_variables()["max_sectors_kb_nvme"]
+    high = int(queue(host, NVME_SERIAL, "max_hw_sectors_kb"))
+    assert chosen > high, "the NVMe's max_hw_sectors_kb no longer clamps the lab's value"
+    assert queue(host, NVME_SERIAL, "max_sectors_kb") == str(high)
+
+
+RULE_KINDS = {
+    RULES[0]: ("# class hdd", "# model ", "# disk " + HDD_SERIAL),
+    RULES[1]: ("# class ssd", "# model ", "clamped to its max_hw_sectors_kb"),
+}
+
+
+@pytest.mark.parametrize("path", RULES)
+def test_every_rule_kind_is_in_the_files(host, path):
+    text = host.file(path).content_string
+    for kind in RULE_KINDS[path]:
+        assert kind in text, kind
 
 
 def test_max_sectors_kb_left_alone_where_not_chosen(host):

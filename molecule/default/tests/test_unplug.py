@@ -1,6 +1,7 @@
 """A disk that vanishes in the middle of a probe: an error, never a verdict, and no fio left.
 
-Runs last (file order): it takes a disk away and brings it back with a SCSI rescan.
+Runs last (file order): it takes a disk away and brings it back with a SCSI rescan, as a
+replaced disk of the same model arrives; udev tunes it by the model rules alone.
 """
 
 import threading
@@ -8,6 +9,7 @@ import time
 from pathlib import Path
 
 from test_lab import whole_disk_by_serial
+from test_tuning import model_entry
 
 testinfra_hosts = ["ansible://osds"]
 
@@ -59,10 +61,17 @@ def test_disk_detached_mid_probe_is_an_error_not_a_verdict(host):
     assert result["verdict"] == "error", result
     assert result["zeroed"] is False and "the probe region still holds probe data" in " ".join(result["reasons"])
     assert not host.run("pgrep -x fio").succeeded
-    # Back after the rescan, and udev tunes it again as it was tuned at boot.
+    # Back after the rescan, a new device to udev (no database entry), and tuned by the model
+    # rules (the class rules would give none and 64), the scheduler first, then its tunables.
     back = Path(whole_disk_by_serial(host, SLOW_SERIAL)).name
-    assert "[none]" in host.file(f"/sys/block/{back}/queue/scheduler").content_string
-    assert host.file(f"/sys/block/{back}/queue/max_sectors_kb").content_string.strip() == "64"
+    variables = host.ansible.get_variables()
+    scheduler = model_entry(host, variables["io_scheduler_models"], SLOW_SERIAL)
+    assert f"[{scheduler['scheduler']}]" in host.file(f"/sys/block/{back}/queue/scheduler").content_string
+    for tunable, value in scheduler["tunables"].items():
+        assert host.file(f"/sys/block/{back}/queue/iosched/{tunable}").content_string.strip() == str(value)
+    sectors = model_entry(host, variables["max_sectors_kb_models"], SLOW_SERIAL)
+    assert host.file(f"/sys/block/{back}/queue/max_sectors_kb").content_string.strip() == \
+        str(sectors["max_sectors_kb"])
     # The probe's journal kept the disk; the next probe of it restores the region first.
     again = host.ansible("cephops.osd_tuning.sync_write_probe",
                          f"devices=/dev/{back} runtime=2 region_size_mib=16 min_iops=1 marginal_min_iops=1",

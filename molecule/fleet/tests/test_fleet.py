@@ -28,7 +28,7 @@ RECORDS = ("/var/lib/cephops-osd-tuning/io_scheduler-queues.json",
            "/var/lib/cephops-osd-tuning/overprovision-hpa.json",
            "/var/lib/cephops-osd-tuning/overprovision-partition.json",
            "/var/lib/cephops-osd-tuning/overprovision-nvme_namespace.json")
-RULES = ("/etc/udev/rules.d/60-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
+RULES = ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
 
 
 def test_exclude_hands_ceph_osd_only_the_approved_disks(host):

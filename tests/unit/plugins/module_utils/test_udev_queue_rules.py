@@ -43,3 +43,18 @@ def test_valid_rules_pass():
 def test_check_refuses_with_the_reason(rule, message):
     errors = rules_utils.check([rule])
     assert any(message in error for error in errors), errors
+
+
+@pytest.mark.parametrize("path,refused", [
+    ("/etc/udev/rules.d/60-cephops-io-scheduler.rules", True),  # sorts before 60-persistent-storage
+    ("/etc/udev/rules.d/60-persistent-storage.rules", True),
+    ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", False),
+    ("/etc/udev/rules.d/99-local.rules", False),
+])
+def test_identity_rules_must_sort_after_the_file_that_sets_the_identity(path, refused):
+    rules = [SSD, {"match": {"ENV{ID_WWN}": "0x5000c500a1b2c3d4"}, "attributes": {"scheduler": "none"}}]
+    errors = rules_utils.check_order(path, rules)
+    assert bool(errors) is refused
+    if refused:
+        assert "matches ENV{ID_WWN}, which udev sets in 60-persistent-storage.rules" in errors[0]
+    assert rules_utils.check_order("/etc/udev/rules.d/10-early.rules", [SSD]) == []  # class rules need no identity

@@ -2,8 +2,7 @@
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev_queue_rules
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, udev_queue_rules
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
 
 
@@ -62,12 +61,71 @@ def test_wwn_override():
                                 "attributes": {"max_sectors_kb": 64}}]
 
 
-def test_tunables_travel_with_their_scheduler():
-    result = queue_plan.plan(ZOO, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
-    assert {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 1}} in result["queues"]
+def test_class_tunables_go_with_the_class_value():
+    result = queue_plan.plan(ZOO, "scheduler", CLASSES, extra={"hdd": {"fifo_batch": 8}})
+    assert {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 8}} in result["queues"]
+    assert {"devices": ["nvme0n1", "sda"], "attributes": {"scheduler": "none"}} in result["queues"]
     hdd_rule = [r for r in result["rules"] if r["comment"] == "class hdd"][0]
     assert hdd_rule == {"comment": "class hdd", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "1"},
-                        "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 1}}
+                        "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 8}}
+
+
+def test_a_model_that_keeps_the_scheduler_adds_to_the_class_tunables():
+    # At boot the class rule runs, then the model rule: the scheduler stays, so both sets hold.
+    models = [{"model": "CEPHOPS HDD", "scheduler": "mq-deadline", "tunables": {"read_expire": 250, "fifo_batch": 4}}]
+    result = queue_plan.plan(ZOO, "scheduler", CLASSES, models, extra={"hdd": {"fifo_batch": 8, "writes_starved": 3}})
+    assert result["queues"][-1] == {"devices": ["sdb"], "attributes": {
+        "scheduler": "mq-deadline", "iosched/fifo_batch": 4, "iosched/read_expire": 250, "iosched/writes_starved": 3}}
+    assert result["chosen"]["sdb"] == {"value": "mq-deadline", "source": "model CEPHOPS HDD"}
+
+
+def test_a_model_that_changes_the_scheduler_drops_the_class_tunables():
+    # Switching the scheduler at boot resets its tunables: the class's must not be expected.
+    models = [{"model": "CEPHOPS HDD", "scheduler": "bfq", "tunables": {"slice_idle": 0}}]
+    result = queue_plan.plan(ZOO, "scheduler", CLASSES, models, extra={"hdd": {"fifo_batch": 8}})
+    assert {"devices": ["sdb"], "attributes": {"scheduler": "bfq", "iosched/slice_idle": 0}} in result["queues"]
+
+
+def test_disk_tunables_win_over_model_and_class():
+    models = [{"model": "CEPHOPS*", "scheduler": "mq-deadline", "tunables": {"fifo_batch": 4}}]
+    overrides = [{"serial": "CEPHOPS-HDD-0001", "scheduler": "mq-deadline", "tunables": {"fifo_batch": 2}}]
+    result = queue_plan.plan(ZOO, "scheduler", CLASSES, models, overrides, extra={"hdd": {"fifo_batch": 8}})
+    assert {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 2}} in result["queues"]
+    assert [r["attributes"].get("iosched/fifo_batch") for r in result["rules"]] == [None, 8, None, 4, 4, 2]  # a model gives an sd* and an nvme* rule
+
+
+def test_tunables_are_per_class_and_only_for_managed_classes():
+    with pytest.raises(ValueError, match=r"tunables are set per disk class \(ssd, hdd, nvme, virtio\), not for 'mq-deadline'"):
+        queue_plan.plan(ZOO, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
+    with pytest.raises(ValueError, match="tunables for class virtio, which is left alone"):
+        queue_plan.plan(ZOO, "scheduler", CLASSES, extra={"virtio": {"fifo_batch": 1}})
+    assert queue_plan.plan(ZOO, "scheduler", CLASSES, extra={"virtio": {}})["queues"]
+
+
+def test_the_first_matching_entry_wins_now_and_at_boot():
+    # choose() takes the first matching entry; udev applies every matching rule and the last
+    # one wins, so rules are written from the last entry to the first.
+    models = [{"model": "CEPHOPS HDD", "scheduler": "bfq"}, {"model": "CEPHOPS*", "scheduler": "kyber"}]
+    overrides = [{"serial": "CEPHOPS-HDD-0001", "scheduler": "none"}, {"wwn": "0x5000c500a1b2c3d4", "scheduler": "bfq"}]
+    sdb = dict(ZOO[1], wwn="0x5000c500a1b2c3d4")
+    result = queue_plan.plan([sdb], "scheduler", CLASSES, models)
+    assert result["chosen"]["sdb"]["value"] == "bfq"
+    # Each model gives two rules (sd* and nvme*), which never match the same disk.
+    assert [r["comment"] for r in result["rules"]][-4:] == ["model CEPHOPS*"] * 2 + ["model CEPHOPS HDD"] * 2
+    result = queue_plan.plan([sdb], "scheduler", CLASSES, models, overrides)
+    assert result["chosen"]["sdb"] == {"value": "none", "source": "disk CEPHOPS-HDD-0001"}
+    assert [r["comment"] for r in result["rules"]][-2:] == ["disk 0x5000c500a1b2c3d4", "disk CEPHOPS-HDD-0001"]
+
+
+def test_rendered_rule_sets_the_scheduler_then_its_tunables():
+    models = [{"model": "CEPHOPS SLOW SSD", "scheduler": "mq-deadline", "tunables": {"fifo_batch": 1}}]
+    rules = queue_plan.plan(ZOO, "scheduler", CLASSES, models, extra={"hdd": {"fifo_batch": 8}})["rules"]
+    lines = [line for line in udev_queue_rules.render(rules, "test").splitlines() if line.startswith("ACTION")]
+    hdd = [line for line in lines if 'ATTR{queue/rotational}=="1"' in line][0]
+    assert hdd.endswith('ATTR{queue/scheduler}="mq-deadline", ATTR{queue/iosched/fifo_batch}="8"')
+    for line in lines[-2:]:  # the model's sd* and nvme* rules
+        assert "CEPHOPS_SLOW_SSD" in line or 'ATTRS{model}=="CEPHOPS SLOW SSD*"' in line
+        assert line.endswith('ATTR{queue/scheduler}="mq-deadline", ATTR{queue/iosched/fifo_batch}="1"')
 
 
 def test_rules_cover_classes_models_and_disks_in_that_order():
@@ -117,7 +175,7 @@ def test_model_rules_pass_the_udev_rules_check():
 def test_legacy_kernel_gets_legacy_names():
     legacy = [disk("sda", "sata", schedulers=["noop", "deadline", "cfq"]),
               disk("sdb", "sata", rotational=True, schedulers=["noop", "deadline", "cfq"])]
-    result = queue_plan.plan(legacy, "scheduler", CLASSES, extra={"mq-deadline": {"fifo_batch": 1}})
+    result = queue_plan.plan(legacy, "scheduler", CLASSES, extra={"hdd": {"fifo_batch": 1}})
     assert result["legacy"] is True
     assert result["queues"] == [
         {"devices": ["sda"], "attributes": {"scheduler": "noop"}},
