@@ -63,7 +63,7 @@ options:
       - How much faster, in per cent of the value before, the fastest value must read to be
         chosen. The max_sectors_kb article measured a 23% difference between values; runs of
         a few seconds at one value differ by some per cent, and 5% keeps that noise from
-        choosing. Not proven for every disk: where C(min_mib_s) and C(max_mib_s) of one value
+        choosing. Not proven for every disk; where C(min_mib_s) and C(max_mib_s) of one value
         lie further apart than that, raise it.
     type: float
     default: 5
