@@ -237,5 +237,6 @@ def main():
     module.exit_json(changed=False, results=ordered, models=models, choices=read_utils.model_choices(models),
                      commands=[command()])
 
+
 if __name__ == "__main__":
     main()

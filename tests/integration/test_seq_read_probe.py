@@ -26,7 +26,7 @@ def fill_backing(disk, mib):
     """Real data in the first ``mib`` MiB of the backing file, so the reads are not of holes;
     dropped from the page cache (of this file only) so the first pass reads the file."""
     with open(str(disk.backing), "r+b") as handle:
-        for _ in range(mib):
+        for _chunk in range(mib):
             handle.write(os.urandom(MIB))
         handle.flush()
         os.fsync(handle.fileno())
