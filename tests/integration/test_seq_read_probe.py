@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import make_gpt_partitions
@@ -15,6 +17,22 @@ REGION_MIB = 64
 def max_sectors(disk):
     with open("/sys/block/%s/queue/max_sectors_kb" % disk.name) as handle:
         return int(handle.read())
+
+
+@pytest.fixture
+def settled():
+    """Loop devices keep max_sectors_kb after detach (another test may leave 64): start from 512
+    and put back what was there."""
+    saved = []
+
+    def settle(disk):
+        saved.append((disk.name, max_sectors(disk)))
+        with open("/sys/block/%s/queue/max_sectors_kb" % disk.name, "w") as handle:
+            handle.write("512")
+    yield settle
+    for name, value in saved:
+        with open("/sys/block/%s/queue/max_sectors_kb" % name, "w") as handle:
+            handle.write(str(value))
 
 
 def sectors_read(disk):
@@ -33,8 +51,10 @@ def fill_backing(disk, mib):
         os.posix_fadvise(handle.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
 
 
-def test_measures_each_value_repeatedly_reads_only_and_restores(loop_disks):
+def test_measures_each_value_repeatedly_reads_only_and_restores(loop_disks, settled):
     blank, data = loop_disks(), loop_disks()
+    settled(blank)
+    settled(data)
     fill_backing(blank, REGION_MIB)
     fill_backing(data, REGION_MIB)
     make_gpt_partitions(data)
@@ -78,8 +98,9 @@ def test_fio_failure_is_reported_and_values_restored(loop_disks):
     assert max_sectors(disk) == before
 
 
-def test_check_mode_plans_and_touches_nothing(loop_disks):
+def test_check_mode_plans_and_touches_nothing(loop_disks, settled):
     disk = loop_disks()
+    settled(disk)
     before = (max_sectors(disk), disk.checksum())
     result = ansible_module("seq_read_probe", dict(devices=[disk.name], max_sectors_kb=[64, "current"]), check=True)
     assert [row["max_sectors_kb"] for row in result["results"][0]["table"]] == [64, before[0]]
