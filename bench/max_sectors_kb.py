@@ -36,7 +36,7 @@ def main():
             speeds = {}  # KiB measured at -> MiB/s per repeat
             for _repeat in range(args.repeats):
                 result = vm.module("seq_read_probe", dict(devices=[vm.path_of(serial)], max_sectors_kb=candidates,
-                                                          runtime=args.runtime))["results"][0]
+                                                          runtime=args.runtime, repeats=1))["results"][0]
                 for entry in result["table"]:
                     speeds.setdefault(entry["max_sectors_kb"], []).append(entry["read_mib_s"] or 0.0)
             medians = dict((value, benchlib.median(found)) for value, found in speeds.items())

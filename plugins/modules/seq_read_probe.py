@@ -14,8 +14,17 @@ short_description: Measure sequential reads of disks at several max_sectors_kb v
 version_added: 0.1.0
 description:
   - Reads each disk sequentially with fio (direct I/O, one request of O(block_size) at a time)
-    at every value of O(max_sectors_kb), all disks side by side in one fio run per value, and
-    reports the throughput per disk and, per model, the median and the fastest value.
+    at every value of O(max_sectors_kb), all disks side by side in one fio run per value, the
+    values in turn, O(repeats) times. Reports per disk and value the median throughput with its
+    spread and the interrupt rate, and per model the median over its disks and the value chosen.
+  - The choice per model is the fastest median only if it reads at least O(min_gain_percent)
+    faster than the value the model's disks had before (the kernel's default unless something
+    set it); otherwise, and on a tie, the value before stays. One run of a few seconds varies
+    by some per cent, so the fastest of single runs is often noise.
+  - The interrupt rate (smaller requests mean more interrupts) counts the interrupts of the
+    PCI function that serves the disk in C(/proc/interrupts), shared by the disks of that
+    function; for a disk without one (loop devices) the host's total from C(/proc/stat), which
+    includes every other interrupt. RV(results[].irq_source) says which.
   - The max_sectors_kb article found that 64 KiB raised sequential reads by 23% on one SSD model and lowered them
     on another; this measures it per model instead of guessing.
   - Read-only. fio runs with C(--readonly), which makes it refuse any write, so disks that
@@ -44,6 +53,19 @@ options:
   runtime:
     description: Seconds of reading per value.
     type: int
+    default: 5
+  repeats:
+    description: How often every value is measured; the median counts. At least 1.
+    type: int
+    default: 3
+  min_gain_percent:
+    description:
+      - How much faster, in per cent of the value before, the fastest value must read to be
+        chosen. The max_sectors_kb article measured a 23% difference between values; runs of
+        a few seconds at one value differ by some per cent, and 5% keeps that noise from
+        choosing. Not proven for every disk; where C(min_mib_s) and C(max_mib_s) of one value
+        lie further apart than that, raise it.
+    type: float
     default: 5
   block_size:
     description: Size of each read request (fio C(bs)); larger than max_sectors_kb so the kernel splits it.
@@ -90,19 +112,34 @@ results:
     original_max_sectors_kb:
       description: The disk's value before, set back afterwards.
       type: int
+    irq_source:
+      description:
+        - V(device) when C(interrupts_per_s) counts the interrupts of the disk's PCI function
+          (C(irqs)), V(host) when it is the host's total (no PCI function, such as loop devices).
+      type: str
+    irqs:
+      description: The IRQ numbers counted for the disk; empty for V(host).
+      type: list
+      elements: int
     table:
-      description: Per value, C(max_sectors_kb), C(read_mib_s) and C(error) (fio's error text, or null).
+      description:
+        - Per value, C(max_sectors_kb), C(runs) (MiB/s of every repeat), C(read_mib_s) (their
+          median), C(min_mib_s), C(max_mib_s), C(interrupts_per_s) (median) and C(error)
+          (fio's error text of the first failed run, or null; then there is no median).
       type: list
       elements: dict
     best:
-      description: The fastest value measured.
+      description: The value with the fastest median.
       type: int
 models:
-  description: Per model, C(table) of median throughput per value over its disks and the C(best) value.
+  description:
+    - Per model, C(table) (per value the median over its disks of C(read_mib_s) and
+      C(interrupts_per_s), and C(disks)), C(baseline) (the value its disks had before),
+      C(best) (fastest median), C(gain_percent) (of C(best) over C(baseline)), C(chosen) and C(reason).
   returned: always
   type: dict
 choices:
-  description: The fastest value per known model, as C(model) and C(max_sectors_kb) items.
+  description: The chosen value per known model, as C(model) (a pattern matching the model exactly) and C(max_sectors_kb) items.
   returned: always
   type: list
   elements: dict
@@ -116,6 +153,7 @@ commands:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, block_queue as queue_utils, interrupts
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import irq_counts
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
 
 
@@ -125,6 +163,8 @@ def main():
             devices=dict(type="list", elements="str", required=True),
             max_sectors_kb=dict(type="list", elements="raw", default=["current"]),
             runtime=dict(type="int", default=5),
+            repeats=dict(type="int", default=3),
+            min_gain_percent=dict(type="float", default=5.0),
             block_size=dict(type="str", default="4M"),
             region_size_mib=dict(type="int", default=1024),
         ),
@@ -139,7 +179,9 @@ def main():
                 raise ValueError()
         except (TypeError, ValueError):
             module.fail_json(msg="max_sectors_kb: %r is neither a positive number, current nor hw" % (value,))
-    for key in ("runtime", "region_size_mib"):
+    if module.params["min_gain_percent"] < 0:
+        module.fail_json(msg="min_gain_percent must not be negative")
+    for key in ("runtime", "repeats", "region_size_mib"):
         if module.params[key] < 1:
             module.fail_json(msg="%s must be at least 1" % key)
     fio = module.get_bin_path("fio", required=True)
@@ -160,20 +202,25 @@ def main():
         return read_utils.read_command(fio, [(d["name"], d["path"]) for d in disks], module.params["runtime"],
                                        module.params["block_size"], region)
 
+    irqs = dict((d["name"], irq_counts.device_irqs(d["name"])) for d in disks)
     results = dict((d["name"], dict(device=d["name"], model=d["model"], original_max_sectors_kb=d["max_sectors_kb"],
-                                    table=[], best=None)) for d in disks)
+                                    irq_source=irqs[d["name"]][0], irqs=irqs[d["name"]][1], table=[], best=None))
+                   for d in disks)
     if module.check_mode:
         for name, values in plans.items():
             results[name]["table"] = [dict(max_sectors_kb=v, read_mib_s=None, error=None) for v in values]
         module.exit_json(changed=False, results=[results[n] for n in sorted(results)], models={}, choices=[],
                          commands=[command()] * rounds)
 
+    runs = dict((name, []) for name in results)
     interrupts.trap()
     try:
-        for index in range(rounds):
-            rows = read_utils.measure_round(command(), disks, plans, index, module.params["runtime"] + 60)
-            for name, row in rows.items():
-                results[name]["table"].append(row)
+        # The values take turns within each repeat, so a drift of the disk's speed spreads over all.
+        for _repeat in range(module.params["repeats"]):
+            for index in range(rounds):
+                rows = read_utils.measure_round(command(), disks, plans, index, module.params["runtime"] + 60, irqs)
+                for name, row in rows.items():
+                    runs[name].append(row)
     except (interrupts.Interrupted, OSError) as exc:
         module.fail_json(msg="measurement stopped: %s" % exc, changed=False)
     finally:
@@ -181,12 +228,12 @@ def main():
     if restore_errors:
         module.fail_json(msg="max_sectors_kb could not be set back: %s" % "; ".join(restore_errors), changed=True)
 
-    for result in results.values():
-        measured = [row for row in result["table"] if row["read_mib_s"] is not None]
-        result["best"] = read_utils.best_of(measured)
+    for name, result in results.items():
+        result["table"] = read_utils.summarise(runs[name])
+        result["best"] = read_utils.best_of([row for row in result["table"] if row["read_mib_s"] is not None])
     ordered = [results[n] for n in sorted(results)]
     models = read_utils.by_model([dict(r, table=[row for row in r["table"] if row["read_mib_s"] is not None])
-                                  for r in ordered])
+                                  for r in ordered], module.params["min_gain_percent"])
     module.exit_json(changed=False, results=ordered, models=models, choices=read_utils.model_choices(models),
                      commands=[command()])
 
