@@ -71,6 +71,8 @@ def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     plp = found["plp"]
     assert plp["unsynced_iops"] > 0 and plp["ratio"] > 0 and plp["flush_cost_ms"] >= 0 and plp["error"] is None
     assert plp["verdict"] in ("likely", "unlikely", "unknown") and plp["reasons"][0].startswith("a durable write takes")
+    # A loop device's flushes reach the backing file's storage: the verdict follows the measured cost.
+    assert (plp["verdict"] == "unlikely") == (plp["flush_cost_ms"] >= 0.5), plp
     assert found["written"] is True and found["zeroed"] is True
     assert_blank_again(disk)
 
