@@ -1,5 +1,5 @@
 # The two commands of the README, plus the single stages of the test suite.
-.PHONY: test demo lint sanity units integration cores lab
+.PHONY: test demo lint sanity units integration cores lab lab-ceph
 
 test:
 	bash scripts/test.sh
@@ -9,3 +9,7 @@ demo:
 
 lint sanity units integration cores lab:
 	bash scripts/test.sh $@
+
+# A real Ceph cluster in the lab (molecule scenario ceph, about 20 minutes): not part of `test`.
+lab-ceph:
+	bash scripts/test.sh lab_ceph

@@ -44,6 +44,12 @@ ATA_MODEL_MAX = 40
 ATA_FIRMWARE_MAX = 8
 QMP_TIMEOUT = 60
 KVM_PROBE_SECONDS = 30
+# QEMU options and default memory (MiB) per image variant. Ceph's erasure-code plugins die with
+# SIGILL on QEMU's default qemu64 CPU; a monitor, a manager and OSDs want a second vCPU and more memory.
+VARIANT_MACHINES = {
+    "plain": ((), 1024),
+    "ceph": (("-cpu", "max", "-smp", "2"), 4096),
+}
 SSH_OPTIONS = (
     "-o", "StrictHostKeyChecking=no",
     "-o", "UserKnownHostsFile=/dev/null",
@@ -196,9 +202,10 @@ def kvm_usable(os_image: Path) -> bool:
 
 
 class Lab:
-    def __init__(self, state_dir: Path, suite: str) -> None:
+    def __init__(self, state_dir: Path, suite: str, variant: str = "plain") -> None:
         self.state_dir = state_dir.resolve()
         self.suite = suite
+        self.variant = variant
         self.key = self.state_dir / "id_ed25519"
         self.inventory = self.state_dir / "inventory.yml"
 
@@ -263,10 +270,11 @@ class Lab:
         return paths
 
     def qemu_argv(self, name: str, port: int, accel: str, disks: dict[str, str], zoo: tuple[Disk, ...]) -> list[str]:
+        machine, memory = VARIANT_MACHINES[self.variant]
         argv = [
             QEMU, "-name", name, "-nodefaults", "-display", "none",
-            "-accel", accel,
-            "-m", os.environ.get("LAB_MEMORY", "1024"),
+            "-accel", accel, *machine,
+            "-m", os.environ.get("LAB_MEMORY", str(memory)),
             "-daemonize", "-pidfile", str(self.pidfile(name)),
             "-chardev", f"file,id=console,path={qemu_opt(str(self.console_log(name)))}",
             "-serial", "chardev:console",
@@ -331,7 +339,8 @@ class Lab:
         disks = self.create_disks(name, os_image, bases, zoo)
         port = free_port()
         self.console_log(name).write_bytes(b"")
-        meta = {"name": name, "port": port, "accel": accel, "suite": self.suite, "os_image": str(os_image),
+        meta = {"name": name, "port": port, "accel": accel, "suite": self.suite, "variant": self.variant,
+                "os_image": str(os_image),
                 "disks": disks, "bases": {disk.name: str(bases[disk.base]) for disk in zoo if disk.base}}
         if "data" in bases:
             meta["data_manifest"] = str(labimage.data_manifest_path(bases["data"]))
@@ -453,7 +462,7 @@ def describe_check(check: dict) -> str:
 
 # --- commands ---------------------------------------------------------------
 def cmd_image(lab: Lab, _args: argparse.Namespace) -> int:
-    os_image, bases = labimage.ensure_images(lab.suite)
+    os_image, bases = labimage.ensure_images(lab.suite, variant=lab.variant)
     for image in (os_image, *bases.values()):
         print(image)
     return 0
@@ -465,7 +474,8 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
         if not NAME_RE.match(name):
             raise LabError(f"invalid VM name {name!r}: use lowercase letters, digits and dashes")
     zoo = blank_zoo(args.blank_disks) if args.blank_disks else ZOO
-    os_image, bases = labimage.ensure_images(lab.suite, tuple(sorted({disk.base for disk in zoo if disk.base})))
+    os_image, bases = labimage.ensure_images(lab.suite, tuple(sorted({disk.base for disk in zoo if disk.base})),
+                                             lab.variant)
     lab.ensure_key()
     accel = "kvm" if kvm_usable(os_image) else "tcg"
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
@@ -549,9 +559,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--state-dir", type=Path, default=REPO_ROOT / ".lab",
                         help="directory for overlays, pidfiles, logs, key and inventory (default: %(default)s)")
-    parser.add_argument("--suite", choices=labimage.SUITES,
-                        default=os.environ.get("CEPHOPS_LAB_SUITE", labimage.DEFAULT_SUITE),
-                        help="Debian release of the VMs (env CEPHOPS_LAB_SUITE; default: %(default)s)")
+    parser.add_argument("--suite", choices=labimage.SUITES, default=os.environ.get("CEPHOPS_LAB_SUITE"),
+                        help="Debian release of the VMs (env CEPHOPS_LAB_SUITE; default: the variant's first, "
+                             f"{labimage.DEFAULT_SUITE} for plain)")
+    parser.add_argument("--variant", choices=tuple(labimage.VARIANTS),
+                        default=os.environ.get("CEPHOPS_LAB_VARIANT", "plain"),
+                        help="OS image variant: plain, or ceph with Ceph's daemons on Debian 13 "
+                             "(env CEPHOPS_LAB_VARIANT; default: %(default)s)")
     sub = parser.add_subparsers(dest="command_name", required=True)
     sub.add_parser("image", help="build the OS image and the base images of the pre-filled disks, or reuse the "
                                  "cached ones").set_defaults(func=cmd_image)
@@ -588,7 +602,7 @@ def main(argv: list[str]) -> int:
     # SIGTERM unwinds like Ctrl-C so image builds unmount and detach loop devices.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args = parse_args(argv)
-    lab = Lab(args.state_dir, args.suite)
+    lab = Lab(args.state_dir, args.suite or labimage.VARIANTS[args.variant].suites[0], args.variant)
     try:
         return args.func(lab, args)
     except (LabError, subprocess.CalledProcessError, ValueError) as error:

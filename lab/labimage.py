@@ -3,7 +3,8 @@
 Every image is keyed by a hash of everything that shapes it (suite, package
 list, this file and the guest files under image/), built in a temporary
 directory and renamed into place only when complete, so an interrupted build
-never leaves a half-made image behind. Base images come in kinds (BASE_KINDS):
+never leaves a half-made image behind. An OS image comes in variants (VARIANTS):
+``plain``, and ``ceph`` with Ceph's own daemons added. Base images come in kinds (BASE_KINDS):
 ``data``, a GPT partition with XFS and files, and ``random``, pseudo-random
 bytes with no signature any tool recognises.
 """
@@ -11,6 +12,7 @@ bytes with no signature any tool recognises.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import json
@@ -58,6 +60,23 @@ PACKAGES = (
     "util-linux",
     "xfsprogs",
 )
+
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    """Packages on top of PACKAGES, and the suites that have them (the first is the default)."""
+
+    packages: tuple[str, ...]
+    suites: tuple[str, ...]
+
+
+VARIANTS = {
+    "plain": Variant((), SUITES),
+    # Ceph 18.2 (Reef), the release ceph-ansible stable-8.0 deploys: Debian 13 packages it, Debian 12
+    # only 16.2. The monitor and manager are there to bootstrap a cluster for the OSDs to join.
+    "ceph": Variant(("ceph-common", "ceph-mgr", "ceph-mon", "ceph-osd", "ceph-volume"), ("trixie",)),
+}
 OS_IMAGE_SIZE = "8G"
 ROOT_LABEL = "cephops-root"
 KERNEL_CONSOLE = "console=ttyS0,115200"
@@ -124,8 +143,13 @@ def _hash_inputs(*parts: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def os_image_path(suite: str) -> Path:
-    return cache_dir() / f"debian-{suite}-{_hash_inputs('os', suite, *PACKAGES)}.qcow2"
+def os_packages(variant: str) -> tuple[str, ...]:
+    return PACKAGES + VARIANTS[variant].packages
+
+
+def os_image_path(suite: str, variant: str = "plain") -> Path:
+    name = suite if variant == "plain" else f"{suite}-{variant}"
+    return cache_dir() / f"debian-{name}-{_hash_inputs('os', suite, *os_packages(variant))}.qcow2"
 
 
 def base_image_path(kind: str) -> Path:
@@ -250,7 +274,7 @@ def _chroot_devices(root: Path, disk: str, uuid: str) -> None:
     (dev / "disk/by-uuid" / uuid).symlink_to(f"../../{Path(disk).name}p2")
 
 
-def _build_os_image(suite: str, final: Path) -> None:
+def _build_os_image(suite: str, packages: tuple[str, ...], final: Path) -> None:
     with _workdir(final) as work:
         raw = work / "root.raw"
         run(["qemu-img", "create", "-q", "-f", "raw", str(raw), OS_IMAGE_SIZE])
@@ -264,9 +288,9 @@ def _build_os_image(suite: str, final: Path) -> None:
             uuid = _blkid(root_part, "UUID")
             with _mounted(root_part, work / "mnt") as root:
                 (root / "lost+found").rmdir()
-                log(f"mmdebstrap {suite} ({len(PACKAGES)} packages)")
+                log(f"mmdebstrap {suite} ({len(packages)} packages)")
                 run(["mmdebstrap", "--variant=required", "--mode=root",
-                     "--include=" + ",".join(PACKAGES),
+                     "--include=" + ",".join(packages),
                      "--essential-hook=" + str(ESSENTIAL_HOOK),
                      suite, str(root), MIRROR])
                 log("configuring guest")
@@ -364,18 +388,21 @@ def _build_random_image(final: Path) -> None:
 BASE_KINDS = {"data": _build_data_image, "random": _build_random_image}
 
 
-def ensure_images(suite: str, kinds: tuple[str, ...] = tuple(BASE_KINDS)) -> tuple[Path, dict[str, Path]]:
+def ensure_images(suite: str, kinds: tuple[str, ...] = tuple(BASE_KINDS),
+                  variant: str = "plain") -> tuple[Path, dict[str, Path]]:
     """Return (os_image, {kind: base image}), building whichever is not cached yet."""
-    if suite not in SUITES:
-        raise ValueError(f"unknown suite {suite!r}; choose from {', '.join(SUITES)}")
-    os_image, bases = os_image_path(suite), {kind: base_image_path(kind) for kind in kinds}
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown image variant {variant!r}; choose from {', '.join(VARIANTS)}")
+    if suite not in VARIANTS[variant].suites:
+        raise ValueError(f"no {variant} image of {suite!r}; choose from {', '.join(VARIANTS[variant].suites)}")
+    os_image, bases = os_image_path(suite, variant), {kind: base_image_path(kind) for kind in kinds}
     with _build_lock():
         if os_image.exists():
             log(f"OS image cached: {os_image}")
         else:
             started = time.monotonic()
             log(f"building OS image {os_image}")
-            _build_os_image(suite, os_image)
+            _build_os_image(suite, os_packages(variant), os_image)
             log(f"OS image built in {time.monotonic() - started:.0f} s")
         for kind, image in bases.items():
             if image.exists():
