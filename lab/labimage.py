@@ -62,7 +62,6 @@ PACKAGES = (
 )
 
 
-
 @dataclasses.dataclass(frozen=True)
 class Variant:
     """Packages on top of PACKAGES, and the suites that have them (the first is the default)."""
