@@ -17,6 +17,8 @@ __metaclass__ = type
 
 import os
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+
 HOST = "host"
 DEVICE = "device"
 
@@ -32,13 +34,9 @@ def device_irqs(name, sys_root="/sys"):
             irqs = sorted(int(entry) for entry in os.listdir(msi) if entry.isdigit())
             if irqs:
                 return DEVICE, irqs
-        try:
-            with open(os.path.join(path, "irq")) as handle:
-                irq = int(handle.read().strip() or 0)
-            if irq > 0:
-                return DEVICE, [irq]
-        except (IOError, OSError, ValueError):
-            pass
+        irq = blockdev.read_value(os.path.join(path, "irq"))
+        if irq and irq.isdigit() and int(irq) > 0:
+            return DEVICE, [int(irq)]
         path = os.path.dirname(path)
     return HOST, []
 
