@@ -9,6 +9,9 @@ the adaptive probe on clear-cut disks), with every adaptive verdict equal to the
 one.
 
 usage: bench/run.sh gating_scale [--counts 1 4 8 12] [--repeats 3] [--runtime 15]
+                                 [--region-size-mib N] [--plp-runtime S]
+--region-size-mib and --plp-runtime pass the module's options of those names (default: the
+module's own), to show what the region check and the power-loss hint probe cost.
 Needs root (loop devices).
 """
 
@@ -32,9 +35,9 @@ TARGET_VS_ONE = {8: 1.2}
 TARGET_VS_HAND = {12: 0.05}
 
 
-def gate(disks, runtime, adaptive, verdicts):
+def gate(disks, runtime, adaptive, verdicts, options):
     found = benchlib.module("sync_write_probe", dict(devices=[d.path for d in disks], runtime=runtime,
-                                                     adaptive=adaptive, **LIMITS))
+                                                     adaptive=adaptive, **LIMITS, **options))
     verdicts.append([r["verdict"] for r in found["results"]])
 
 
@@ -43,15 +46,19 @@ def main():
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 4, 8, 12])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--runtime", type=int, default=15)
+    parser.add_argument("--region-size-mib", type=int)
+    parser.add_argument("--plp-runtime", type=int)
     args = parser.parse_args()
+    options = dict((name, value) for name, value in (("region_size_mib", args.region_size_mib),
+                                                     ("plp_runtime", args.plp_runtime)) if value is not None)
     full, quick, hand, same = {}, {}, {}, {}
     for count in args.counts:
         with benchlib.loop_disks(count) as disks:
             runs = {"full": [], "quick": [], "hand": []}
             verdicts = {"full": [], "quick": []}
             for _repeat in range(args.repeats):
-                runs["full"].append(timed(lambda: gate(disks, args.runtime, False, verdicts["full"])))
-                runs["quick"].append(timed(lambda: gate(disks, args.runtime, True, verdicts["quick"])))
+                runs["full"].append(timed(lambda: gate(disks, args.runtime, False, verdicts["full"], options)))
+                runs["quick"].append(timed(lambda: gate(disks, args.runtime, True, verdicts["quick"], options)))
                 runs["hand"].append(timed(lambda: [benchlib.article_fio(d.path, args.runtime) for d in disks]))
                 # The article's command leaves random data all over each disk, which the probe's
                 # content checks rightly refuse: discard it (holes in the backing files) untimed.
@@ -67,7 +74,8 @@ def main():
         rows.append((count, "%.1f" % full[count], "%.2f" % vs_one, "%.1f" % quick[count], "%.1f" % hand[count],
                      "%.3f" % (full[count] / hand[count]), "%.3f" % vs_hand, "yes" if same[count] else "**no**",
                      "yes" if met and same[count] else "**no**"))
-    benchlib.table("Gating time against disk count (%d s probes, median of %d)" % (args.runtime, args.repeats),
+    settings = "".join(", %s %s" % (name, value) for name, value in options.items())
+    benchlib.table("Gating time against disk count (%d s probes, median of %d%s)" % (args.runtime, args.repeats, settings),
                    ("disks", "module full s", "x 1 disk", "module adaptive s", "hand-run procedure s",
                     "full / by hand", "adaptive / by hand", "same verdicts", "target met"), rows,
                    notes=["Targets: 8 disks at most 1.2x one disk (full), 12 disks at most 0.05x the hand-run procedure "
