@@ -129,8 +129,8 @@ class Qmp:
         self.replies.readline()  # the greeting
         self.execute("qmp_capabilities")
 
-    def execute(self, command: str) -> dict:
-        self.sock.sendall(json.dumps({"execute": command}).encode() + b"\n")
+    def execute(self, command: str, **arguments) -> dict:
+        self.sock.sendall(json.dumps({"execute": command, "arguments": arguments}).encode() + b"\n")
         while True:
             line = self.replies.readline()
             if not line:
@@ -400,6 +400,13 @@ class Lab:
                 if was_running:
                     qmp.execute("cont")
 
+    def throttle_writes(self, name: str, disk: str, iops: int) -> None:
+        """Limit a running VM's zoo disk to `iops` write requests a second (0: no limit), as
+        `Disk.write_iops` does at boot; reads stay unthrottled."""
+        limits = dict.fromkeys(("bps", "bps_rd", "bps_wr", "iops", "iops_rd"), 0)
+        with contextlib.closing(Qmp(self.qmp_socket(name))) as qmp:
+            qmp.execute("block_set_io_throttle", device=disk, iops_wr=iops, **limits)
+
     def base_checks(self, name: str) -> list[dict]:
         """Per disk on a base image: the bytes written to its overlay and, only if any were,
         whether its content differs from the base. Works on a running VM (paused meanwhile)."""
@@ -438,11 +445,15 @@ class Lab:
 
 
 def base_check(overlay: str, base: str, in_use: bool) -> dict:
-    """An overlay with no extent of its own (depth 0) holds no write; only then is the
-    expensive byte-by-byte compare with its base skipped."""
+    """An overlay with no extent of its own holds no write; only then is the expensive
+    byte-by-byte compare with its base skipped. Over a backing file every extent at depth 0 is
+    the overlay's own (a zero cluster too, which hides the base's data); a blank disk has no
+    backing file, and there only extents holding data were written."""
     share = ["--force-share"] if in_use else []  # QEMU holds the image's write lock
+    info = json.loads(labimage.run(["qemu-img", "info", "--output=json", *share, overlay], capture=True))
+    backed = "backing-filename" in info
     extents = json.loads(labimage.run(["qemu-img", "map", "--output=json", *share, overlay], capture=True))
-    written = sum(extent["length"] for extent in extents if extent["depth"] == 0)
+    written = sum(extent["length"] for extent in extents if extent["depth"] == 0 and (backed or extent["data"]))
     differs = None
     if written:
         compare = subprocess.run(["qemu-img", "compare", "-q", *share, "-f", "qcow2", "-F", "qcow2", overlay, base],
@@ -461,6 +472,11 @@ def describe_check(check: dict) -> str:
 
 
 # --- commands ---------------------------------------------------------------
+def cmd_throttle(lab: Lab, args: argparse.Namespace) -> int:
+    lab.throttle_writes(args.vm, args.disk, args.iops)
+    return 0
+
+
 def cmd_image(lab: Lab, _args: argparse.Namespace) -> int:
     os_image, bases = labimage.ensure_images(lab.suite, variant=lab.variant)
     for image in (os_image, *bases.values()):
@@ -584,6 +600,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     check.add_argument("--name", action="append", help="only this VM; repeatable")
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_check_bases)
+    throttle = sub.add_parser("throttle", help="limit a running VM's zoo disk to N write requests a second "
+                                              "(0: no limit)")
+    throttle.add_argument("vm")
+    throttle.add_argument("disk", help="zoo disk name (ssd, hdd, virtio, ...)")
+    throttle.add_argument("iops", type=int)
+    throttle.set_defaults(func=cmd_throttle)
     status = sub.add_parser("status", help="list the lab's VMs")
     status.add_argument("--json", action="store_true")
     status.set_defaults(func=cmd_status)

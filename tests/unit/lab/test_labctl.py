@@ -1,6 +1,10 @@
-"""The lab's image variants: what QEMU gets for each, and which image each boots."""
+"""The lab's image variants: what QEMU gets for each, and which image each boots; what labctl
+asks a running QEMU through its monitor."""
 
+import json
+import socket
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -35,7 +39,7 @@ def test_ceph_image_is_a_trixie_image_of_its_own():
     assert plain.name.startswith("debian-trixie-") and ceph.name.startswith("debian-trixie-ceph-")
     assert plain.name.rsplit("-", 1)[1] != ceph.name.rsplit("-", 1)[1]
     assert set(labimage.os_packages("ceph")) - set(labimage.os_packages("plain")) == {
-        "ceph-common", "ceph-mgr", "ceph-mon", "ceph-osd", "ceph-volume"}
+        "ceph-common", "ceph-mgr", "ceph-mgr-cephadm", "ceph-mon", "ceph-osd", "ceph-volume"}
 
 
 def test_no_ceph_image_of_bookworm():
@@ -48,3 +52,33 @@ def test_default_suite_follows_the_variant(monkeypatch):
     assert labctl.parse_args(["--variant", "ceph", "status"]).suite is None
     assert labimage.VARIANTS["ceph"].suites[0] == "trixie"
     assert labimage.VARIANTS["plain"].suites[0] == labimage.DEFAULT_SUITE
+
+
+def test_throttle_asks_qemu_for_a_write_limit_only(tmp_path, monkeypatch):
+    """A QEMU monitor stand-in on a Unix socket records the commands labctl sends."""
+    path = tmp_path / "qmp.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(1)
+    received = []
+
+    def serve():
+        connection, _address = server.accept()
+        with connection, connection.makefile("rw") as stream:
+            stream.write('{"QMP": {}}\n')
+            stream.flush()
+            for line in stream:
+                received.append(json.loads(line))
+                stream.write('{"return": {}}\n')
+                stream.flush()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    lab = labctl.Lab(tmp_path, "trixie", "ceph")
+    monkeypatch.setattr(lab, "qmp_socket", lambda name: path)
+    lab.throttle_writes("ceph1", "hdd", 150)
+    thread.join(timeout=10)
+    server.close()
+    assert [command["execute"] for command in received] == ["qmp_capabilities", "block_set_io_throttle"]
+    assert received[1]["arguments"] == {"device": "hdd", "iops_wr": 150, "iops": 0, "iops_rd": 0, "bps": 0,
+                                        "bps_rd": 0, "bps_wr": 0}
