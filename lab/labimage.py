@@ -73,8 +73,10 @@ class Variant:
 VARIANTS = {
     "plain": Variant((), SUITES),
     # Ceph 18.2 (Reef), the release ceph-ansible stable-8.0 deploys: Debian 13 packages it, Debian 12
-    # only 16.2. The monitor and manager are there to bootstrap a cluster for the OSDs to join.
-    "ceph": Variant(("ceph-common", "ceph-mgr", "ceph-mon", "ceph-osd", "ceph-volume"), ("trixie",)),
+    # only 16.2. The monitor and manager are there to bootstrap a cluster for the OSDs to join;
+    # ceph-mgr-cephadm to see whether the cephadm orchestrator can judge the gate's spec here.
+    "ceph": Variant(("ceph-common", "ceph-mgr", "ceph-mgr-cephadm", "ceph-mon", "ceph-osd", "ceph-volume"),
+                    ("trixie",)),
 }
 OS_IMAGE_SIZE = "8G"
 ROOT_LABEL = "cephops-root"
