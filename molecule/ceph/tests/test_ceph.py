@@ -1,5 +1,6 @@
-"""After ceph-ansible's osds play with the gate (policy exclude): OSDs on exactly the disks the
-gate approved, and not a byte changed on any other disk of the zoo.
+"""After ceph-ansible's osds play with the gate, first with policy block (the play stops at the
+gate, no OSD, every disk as before), then exclude: OSDs on exactly the disks the gate approved,
+and not a byte changed on any other disk of the zoo.
 
 The expected sets are the lab's disks as they are built (lab/labctl.py): the fast SSD, the
 "HDD" and the virtio disk are fast, the slow SSD is throttled to 50 writes a second, the random
@@ -8,23 +9,27 @@ disk holds data without a signature and the data disk a GPT with XFS.
 
 import json
 import os
-import subprocess
+import re
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO_ROOT / "lab"))
 sys.path.insert(0, str(REPO_ROOT / "molecule" / "default" / "tests"))
+sys.path.insert(0, str(REPO_ROOT / "molecule" / "ceph"))
 
+import disk_checks  # noqa: E402
 import labctl  # noqa: E402
 from test_lab import whole_disk_by_serial  # noqa: E402
 
 testinfra_hosts = ["ansible://osds"]
 
 CLUSTER = "ceph"
+# converge.yml's work directory: the gate's report and the block run's evidence.
+WORK_DIR = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "ceph-ansible"
 # Zoo disk name (labctl.ZOO) by serial.
 APPROVED = {"CEPHOPS-SSD-0001": "ssd", "CEPHOPS-HDD-0001": "hdd", "CEPHOPS-VIRTIO-0001": "virtio"}
 REFUSED = {"CEPHOPS-SLOW-0001": "slow", "CEPHOPS-RAND-0001": "random", "CEPHOPS-DATA-0001": "data"}
@@ -38,18 +43,17 @@ def ceph_json(host, *args):
 
 
 def gate_report():
-    path = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "ceph-ansible" / "report" / "disk_gate.json"
-    return json.loads(path.read_text())
+    return json.loads((WORK_DIR / "report" / "disk_gate.json").read_text())
 
 
-def osd_disks(host):
-    """{OSD id: the whole disk its block LV sits on}, from ceph-volume's own records."""
+def osd_volumes(host):
+    """{(OSD id, LV type): the whole disk under the LV}, from ceph-volume's own records."""
     listed = json.loads(host.check_output("LC_ALL=C ceph-volume lvm list --format json"))
     found = {}
     for osd_id, volumes in listed.items():
-        blocks = [volume for volume in volumes if volume["type"] == "block"]
-        assert len(blocks) == 1 and len(blocks[0]["devices"]) == 1, volumes
-        found[int(osd_id)] = blocks[0]["devices"][0]
+        for volume in volumes:
+            assert len(volume["devices"]) == 1, volume
+            found[(int(osd_id), volume["type"])] = volume["devices"][0]
     return found
 
 
@@ -57,14 +61,18 @@ def test_gate_approved_exactly_the_fast_disks(host):
     entries = [disk for entry in gate_report()["hosts"] for disk in entry["disks"]]
     decisions = {disk["serial"]: disk["decision"] for disk in entries}
     assert {serial for serial, decision in decisions.items() if decision == "approved"} == set(APPROVED), decisions
-    # The data disk and the random one are no candidates at all: the gate refuses them before any probe.
+    # The random disk is refused before any probe (data without a signature), the slow one on its figures.
     assert decisions.get("CEPHOPS-SLOW-0001") == "blocked", decisions
 
 
 def test_osds_on_exactly_the_approved_disks(host):
-    disks = osd_disks(host)
+    volumes = osd_volumes(host)
     approved = {whole_disk_by_serial(host, serial) for serial in APPROVED}
-    assert sorted(disks.values()) == sorted(approved), disks
+    # Given rotational and non-rotational disks together, ceph-volume's batch (ceph-osd's
+    # lvm-batch scenario) makes an OSD on each rotational one and puts their block.db on the
+    # others: every approved disk carries an OSD's data or DB, and no other disk does.
+    assert set(volumes.values()) == approved, volumes
+    disks = {osd: disk for (osd, kind), disk in volumes.items() if kind == "block"}
 
     tree = ceph_json(host, "osd", "tree")
     osds = {node["id"]: node for node in tree["nodes"] if node["type"] == "osd"}
@@ -80,27 +88,34 @@ def test_no_lvm_on_the_refused_or_unnamed_disks(host):
         assert "LVM2_member" not in host.check_output("LC_ALL=C lsblk --noheadings --output FSTYPE %s", disk), serial
 
 
-@pytest.fixture(scope="module")
-def overlays(host):
-    """{zoo disk name: its overlay's check on the host}, taken with the VM paused: the pre-filled
-    disks against their base images, the blank ones against an empty image of their size."""
-    name = host.backend.get_hostname()
-    lab = labctl.Lab(Path(os.environ["CEPHOPS_LAB_STATE_DIR"]), "trixie", "ceph")
-    checks = {check["disk"]: check for check in lab.base_checks(name)}
-    disks = lab.meta(name)["disks"]
-    with tempfile.TemporaryDirectory() as scratch, lab.paused(name):
-        blank = os.path.join(scratch, "blank.qcow2")
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", blank, labctl.SCRATCH_DISK_SIZE], check=True)
-        for disk in [*REFUSED.values(), *UNNAMED.values()]:
-            if disk not in checks:
-                checks[disk] = labctl.base_check(disks[disk], blank, in_use=True)
-    return checks
+# What `ceph orch apply -i SPEC --dry-run` does with an OSD spec, by Ceph's own code on the
+# host: validate it, let DriveSelection pick its devices from ceph-volume's inventory, and
+# translate the selection into the ceph-volume commands cephadm would run.
+SPEC_SELECTION = """
+import json, sys
+from ceph.deployment.drive_selection.selector import DriveSelection
+from ceph.deployment.inventory import Devices
+from ceph.deployment.service_spec import ServiceSpec
+from ceph.deployment.translate import to_ceph_volume
+docs, inventory = json.loads(sys.argv[1])
+for doc in docs:
+    spec = ServiceSpec.from_json(doc)
+    spec.validate()
+    selection = DriveSelection(spec, Devices.from_json(inventory))
+    commands = to_ceph_volume(selection).run()
+    print(json.dumps(dict(data=[device.path for device in selection.data_devices()],
+                          commands=commands if isinstance(commands, list) else [commands])))
+"""
 
 
-@pytest.mark.parametrize("disk", [*REFUSED.values(), *UNNAMED.values()])
-def test_disk_byte_identical(overlays, disk):
-    check = overlays[disk]
-    # The probe writes a region of the slow disk and restores it: written, but the same bytes.
-    assert not check["differs"], labctl.describe_check(check)
-    if disk != "slow":
-        assert check["written_bytes"] == 0, labctl.describe_check(check)
+def test_cephadm_spec_selects_the_approved_disks_by_cephs_own_code(host):
+    docs = [doc for doc in yaml.safe_load_all((WORK_DIR / "report" / "disk_gate.cephadm.yml").read_text()) if doc]
+    inventory = json.loads(host.check_output("LC_ALL=C ceph-volume inventory --format json"))
+    selections = [json.loads(line) for line in
+                  host.check_output("python3 -c %s %s", SPEC_SELECTION, json.dumps([docs, inventory])).splitlines()]
+    (WORK_DIR / "cephadm-selection.json").write_text(json.dumps(selections, indent=2) + "\n")  # for the docs
+    paths = [path for selection in selections for path in selection["data"]]
+    approved = {whole_disk_by_serial(host, serial) for serial in APPROVED}
+    assert sorted(host.check_output("readlink -f %s", path) for path in paths) == sorted(approved), paths
+    commands = " ".join(command for selection in selections for command in selection["commands"])
+    assert all(path in commands for path in paths), selections
