@@ -80,6 +80,6 @@ def test_build_holds_what_runs_and_installs_offline_next_to_its_dependencies(tmp
     assert entry["doc"]["filename"].startswith(str(root))
     assert "reject_reasons" in entry["return"]["disks"]["contains"]
     # The playbooks' roles and the modules they call, community.general's included, resolve.
-    for playbook in ("site", "qualify", "rollback"):
+    for playbook in ("site", "qualify", "rollback", "validate_hardware"):
         subprocess.run(["ansible-playbook", "--syntax-check", "cephops.osd_tuning." + playbook], capture_output=True,
                        text=True, env=env, cwd=str(tmp_path), check=True)

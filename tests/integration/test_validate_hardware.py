@@ -1,0 +1,165 @@
+"""playbooks/validate_hardware.yml on loop devices: its refusals change no byte, the paths that
+apply to a loop disk (write cache through the kernel's view, partition over-provisioning) run
+and restore the disk, and the report names why HPA, NVMe and the controller do not apply.
+
+The module records and the probe journal go to tmp_path, the reports too.
+"""
+
+import hashlib
+import json
+import os
+
+from conftest import hide_binaries
+from modulerun import json_env, run_playbook
+from test_disk_facts import make_data_mid_disk, make_xfs
+
+PLAYBOOK = os.path.join(os.path.dirname(__file__), "..", "..", "playbooks", "validate_hardware.yml")
+
+
+def backing_file(disk):
+    with open("/sys/block/%s/loop/backing_file" % disk.name) as handle:
+        return handle.read().strip()
+
+
+def validate(tmp_path, disk, check=False, prefix=(), **extra):
+    """(rc, the play's failure messages, report or None) of one run against ``disk``; ``prefix`` runs
+    ansible-playbook under another command (a mount namespace)."""
+    extra_vars = dict(cephops_validate_hosts="localhost", cephops_report_dir=str(tmp_path / "reports"),
+                      cephops_validate_device=disk.path, cephops_validate_probe_seconds=1,
+                      cephops_validate_record_dir=str(tmp_path / "records"))
+    extra_vars.update(extra)
+    argv = list(prefix) + ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
+            "--extra-vars", json.dumps(extra_vars), os.path.abspath(PLAYBOOK)] + (["--check"] if check else [])
+    rc, report = run_playbook(argv, json_env())
+    # The play's own refusals and verdict; a path's failed module call is ignored there and
+    # goes into the report.
+    failures = [host["msg"] for play in report["plays"] for task in play["tasks"]
+                for host in task["hosts"].values() if host.get("failed") and host.get("action") == "ansible.builtin.assert"]
+    path = tmp_path / "reports" / "validate-hardware-localhost.json"
+    return rc, failures, json.loads(path.read_text()) if path.exists() else None
+
+
+# LoopDisk.checksum() of a disk that holds zeros only: zero chunks add nothing to the digest.
+BLANK_CHECKSUM = hashlib.sha256().hexdigest()
+
+
+def by_path(report):
+    return dict((p["path"], p) for p in report["paths"])
+
+
+def test_refused_without_the_confirmation(loop_disks, tmp_path):
+    disk = loop_disks()
+    before = disk.checksum()
+    rc, failures, report = validate(tmp_path, disk)
+    assert rc != 0 and report is None
+    assert len(failures) == 1 and failures[0].startswith("refused by the confirmation check: %s" % disk.path)
+    assert failures[0].endswith("is validated only when cephops_validate_confirm equals its WWN or serial as "
+                                "disk_facts reports it; nothing was run")
+    rc, failures, report = validate(tmp_path, disk, cephops_validate_confirm="/some/other/file.img")
+    assert rc != 0 and failures[0].startswith("refused by the confirmation check") and report is None
+    assert disk.checksum() == before
+    assert not (tmp_path / "records").exists()
+
+
+def test_a_disk_holding_data_is_refused_unless_named_for_overwriting(loop_disks, tmp_path):
+    disk = loop_disks()
+    make_data_mid_disk(disk)
+    before = disk.checksum()
+    rc, failures, report = validate(tmp_path, disk, cephops_validate_confirm=backing_file(disk))
+    assert rc != 0 and report is None
+    assert failures[0].startswith("refused by the data check: %s is not blank (Has data without a signature (" % disk.path)
+    assert "name it in cephops_validate_overwrite_data" in failures[0]
+    assert disk.checksum() == before
+    # Naming another disk for overwriting lifts nothing.
+    rc, failures, report = validate(tmp_path, disk, cephops_validate_confirm=backing_file(disk),
+                                    cephops_validate_overwrite_data="/dev/sdz")
+    assert failures[0].startswith("refused by the overwrite check: cephops_validate_overwrite_data names /dev/sdz")
+    assert disk.checksum() == before
+
+
+def test_a_signature_is_refused_even_when_named_for_overwriting(loop_disks, tmp_path):
+    disk = loop_disks()
+    make_xfs(disk)
+    before = disk.checksum()
+    rc, failures, report = validate(tmp_path, disk, cephops_validate_confirm=backing_file(disk),
+                                    cephops_validate_overwrite_data=disk.path)
+    assert failures == ["refused by the data check: %s is not blank (Has a FileSystem); nothing was run" % disk.path]
+    assert disk.checksum() == before
+
+
+def test_the_loop_paths_run_and_restore_the_disk(loop_disks, tmp_path):
+    disk = loop_disks()
+    before = disk.checksum()
+    kernel_view = open("/sys/block/%s/queue/write_cache" % disk.name).read().strip()
+    rc, failures, report = validate(tmp_path, disk, cephops_validate_confirm=backing_file(disk))
+    assert rc == 0, failures
+    paths = by_path(report)
+    assert [p["path"] for p in report["paths"]] == ["controller_cache", "write_cache", "partition",
+                                                     "nvme_namespace", "ata_hpa"]
+    assert paths["partition"]["status"] == "passed", paths["partition"]
+    made = paths["partition"]["details"]["apply"][0]
+    assert made["discarded"] is True and made["end_bytes"] == int(disk.size * 0.8) // 2 ** 20 * 2 ** 20
+    assert paths["write_cache"]["status"] == "passed", paths["write_cache"]
+    cache = paths["write_cache"]["details"]
+    assert cache["before"]["tool"] == "sysfs" and cache["comparison"]["restored"] is True
+    assert cache["after"]["kernel_view"] == cache["before"]["kernel_view"] == kernel_view
+    assert (paths["nvme_namespace"]["status"], paths["nvme_namespace"]["message"]) == \
+        ("not applicable", "not an NVMe disk (transport loop)")
+    assert (paths["ata_hpa"]["status"], paths["ata_hpa"]["message"]) == \
+        ("not applicable", "not an ATA disk (transport loop)")
+    assert paths["controller_cache"]["status"] == "not applicable"
+    assert paths["controller_cache"]["message"] == "no storcli/perccli/ssacli on the host"
+    assert report["restored"] is True and report["verify"]["differences"] == []
+    assert report["drive"]["path"] == disk.path and report["overwrite_data"] is False
+    markdown = (tmp_path / "reports" / "validate-hardware-localhost.md").read_text()
+    assert "| partition | passed | made %sp1 (" % disk.path in markdown
+    assert "| ata_hpa | not applicable | not an ATA disk (transport loop) |" in markdown
+    assert "Restore: size, partition table, signatures, write cache and availability read back as before." in markdown
+    # A blank disk is blank again, byte for byte: the probe region and the GPT areas are zeros.
+    assert disk.checksum() == before
+    assert open("/sys/block/%s/queue/write_cache" % disk.name).read().strip() == kernel_view
+    assert disk.partitions() == []
+    assert not any(name.endswith(".json") for name in os.listdir(str(tmp_path / "records")))
+
+
+def test_data_named_for_overwriting_is_destroyed_and_the_report_says_so(loop_disks, tmp_path):
+    disk = loop_disks()
+    make_data_mid_disk(disk)
+    rc, failures, report = validate(tmp_path, disk, cephops_validate_confirm=backing_file(disk),
+                                    cephops_validate_overwrite_data=disk.path)
+    assert rc == 0, failures
+    assert report["overwrite_data"] is True and by_path(report)["partition"]["status"] == "passed"
+    # The discard removed the data on purpose: the comparison leaves the content reasons out.
+    assert report["restored"] is True and report["verify"]["differences"] == []
+    assert disk.checksum() == BLANK_CHECKSUM
+    markdown = (tmp_path / "reports" / "validate-hardware-localhost.md").read_text()
+    assert "data the content checks found on it was destroyed" in markdown
+
+
+def test_check_mode_plans_only(loop_disks, tmp_path):
+    disk = loop_disks()
+    before = disk.checksum()
+    rc, failures, report = validate(tmp_path, disk, check=True, cephops_validate_confirm=backing_file(disk))
+    assert rc == 0, failures
+    paths = by_path(report)
+    assert paths["partition"]["status"] == "planned" and "sgdisk" in paths["partition"]["message"]
+    assert paths["write_cache"]["status"] == "planned"
+    assert report["check_mode"] is True
+    assert disk.checksum() == before
+    assert not any(name.endswith(".json") for name in os.listdir(str(tmp_path / "records"))) \
+        if (tmp_path / "records").exists() else True
+
+
+def test_a_failing_path_is_reported_with_the_modules_message_and_fails_the_play(loop_disks, tmp_path, mount_ns):
+    disk = loop_disks()
+    hide_binaries(mount_ns, ["sgdisk"])
+    before = disk.checksum()
+    rc, failures, report = validate(tmp_path, disk, prefix=mount_ns, cephops_validate_confirm=backing_file(disk))
+    assert rc != 0 and report is not None, failures
+    partition = by_path(report)["partition"]
+    assert partition["status"] == "failed" and "sgdisk" in partition["message"], partition
+    assert by_path(report)["write_cache"]["status"] == "passed"
+    assert failures == ["partition failed; the drive reads back as before; see %s/reports/validate-hardware-localhost.md"
+                        % tmp_path]
+    assert "| partition | failed | " in (tmp_path / "reports" / "validate-hardware-localhost.md").read_text()
+    assert disk.checksum() == before
