@@ -119,3 +119,43 @@ def test_cephadm_spec_selects_the_approved_disks_by_cephs_own_code(host):
     assert sorted(host.check_output("readlink -f %s", path) for path in paths) == sorted(approved), paths
     commands = " ".join(command for selection in selections for command in selection["commands"])
     assert all(path in commands for path in paths), selections
+
+
+@pytest.fixture(scope="module")
+def overlays(host):
+    """{zoo disk name: its check} after the exclude run."""
+    return disk_checks.zoo_checks(host.backend.get_hostname(), [*REFUSED.values(), *UNNAMED.values()])
+
+
+@pytest.mark.parametrize("disk", [*REFUSED.values(), *UNNAMED.values()])
+def test_disk_byte_identical(overlays, disk):
+    check = overlays[disk]
+    # The probe writes a region of the slow disk and restores it: written, but the same bytes.
+    assert not check["differs"], labctl.describe_check(check)
+    if disk != "slow":
+        assert check["written_bytes"] == 0, labctl.describe_check(check)
+
+
+def test_block_stopped_the_play_at_the_gate():
+    run = json.loads((WORK_DIR / "block-run.json").read_text())
+    assert run["rc"] != 0
+    stop = run["stdout"].index("disk_gate : Stop the host, a disk is not approved (policy block)]")
+    # The stop task's own output, up to the next task or the recap, is the failure.
+    output = re.split(r"\n(?:TASK \[|PLAY RECAP)", run["stdout"][stop:], maxsplit=1)[0]
+    assert "fatal: [" in output, output
+    assert "TASK [ceph-osd" not in run["stdout"]
+
+
+def test_block_created_no_osd():
+    run = json.loads((WORK_DIR / "block-run.json").read_text())
+    assert run["osd_ls"]["rc"] == 0 and json.loads(run["osd_ls"]["stdout"]) == [], run["osd_ls"]
+    assert run["lvm_list"]["rc"] == 0 and json.loads(run["lvm_list"]["stdout"]) == {}, run["lvm_list"]
+
+
+@pytest.mark.parametrize("disk", [*APPROVED.values(), *REFUSED.values(), *UNNAMED.values()])
+def test_block_left_every_disk_as_it_was(disk):
+    check = json.loads((WORK_DIR / "block-disks.json").read_text())[disk]
+    assert not check["differs"], labctl.describe_check(check)
+    # Only the probed disks were written to, and only in the regions the probe restored.
+    if disk not in ("ssd", "hdd", "virtio", "slow"):
+        assert check["written_bytes"] == 0, labctl.describe_check(check)
