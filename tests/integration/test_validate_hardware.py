@@ -29,7 +29,8 @@ def validate(tmp_path, disk, check=False, prefix=(), **extra):
                       cephops_validate_record_dir=str(tmp_path / "records"))
     extra_vars.update(extra)
     argv = list(prefix) + ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
-            "--extra-vars", json.dumps(extra_vars), os.path.abspath(PLAYBOOK)] + (["--check"] if check else [])
+                           "--extra-vars", json.dumps(extra_vars), os.path.abspath(PLAYBOOK)]
+    argv += ["--check"] if check else []
     rc, report = run_playbook(argv, json_env())
     # The play's own refusals and verdict; a path's failed module call is ignored there and
     # goes into the report.
@@ -94,8 +95,7 @@ def test_the_loop_paths_run_and_restore_the_disk(loop_disks, tmp_path):
     rc, failures, report = validate(tmp_path, disk, cephops_validate_confirm=backing_file(disk))
     assert rc == 0, failures
     paths = by_path(report)
-    assert [p["path"] for p in report["paths"]] == ["controller_cache", "write_cache", "partition",
-                                                     "nvme_namespace", "ata_hpa"]
+    assert [p["path"] for p in report["paths"]] == ["controller_cache", "write_cache", "partition", "nvme_namespace", "ata_hpa"]
     assert paths["partition"]["status"] == "passed", paths["partition"]
     made = paths["partition"]["details"]["apply"][0]
     assert made["discarded"] is True and made["end_bytes"] == int(disk.size * 0.8) // 2 ** 20 * 2 ** 20
