@@ -600,8 +600,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     check.add_argument("--name", action="append", help="only this VM; repeatable")
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_check_bases)
-    throttle = sub.add_parser("throttle", help="limit a running VM's zoo disk to N write requests a second "
-                                              "(0: no limit)")
+    throttle = sub.add_parser("throttle", help="limit a running VM's zoo disk to N write requests a second (0: no limit)")
     throttle.add_argument("vm")
     throttle.add_argument("disk", help="zoo disk name (ssd, hdd, virtio, ...)")
     throttle.add_argument("iops", type=int)
