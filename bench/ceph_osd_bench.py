@@ -64,6 +64,9 @@ def main():
         vm.put([BOOTSTRAP], "/root")
         vm.run(["sh", "/root/bootstrap-mon-mgr.sh", "ceph", "10.0.2.15", "10.0.2.0/24"])
         vm.run(["ceph", "--cluster", "ceph", "config", "set", "osd", "osd_memory_target", "939524096"])
+        # ceph-volume authenticates with the bootstrap-osd key, which ceph-osd's role would fetch.
+        vm.run(["ceph", "--cluster", "ceph", "auth", "get", "client.bootstrap-osd", "-o",
+                "/var/lib/ceph/bootstrap-osd/ceph.keyring"])
         for disk, path in paths.items():
             probe[disk] = benchlib.median([
                 vm.module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **EASY, **region))
