@@ -35,8 +35,9 @@ def ceph(vm, *args):
     return json.loads(vm.run(["ceph", "--cluster", "ceph", *args, "--format", "json"]))
 
 
-def wait_up(vm, osd, timeout=300):
-    """ceph-volume starts the OSD; `ceph tell` reaches it only once the monitor has it up."""
+def wait_up(vm, osd, timeout=900):
+    """ceph-volume starts the OSD; `ceph tell` reaches it only once the monitor has it up. An OSD
+    benches its disk for mClock before it boots, some 3000 writes: five minutes at 10 a second."""
     deadline = time.monotonic() + timeout
     while not any(entry["osd"] == osd and entry["up"] for entry in ceph(vm, "osd", "dump")["osds"]):
         if time.monotonic() > deadline:

@@ -142,8 +142,30 @@ class Throttle:
         with open(os.path.join(self.path, "cgroup.procs"), "w") as handle:
             handle.write(str(os.getpid()))
 
-    def remove(self):
+    def remove(self, timeout=30):
+        """Removes the cgroup once its processes are gone: async_wrapper's watcher can still be
+        exiting when ansible-playbook has read the job's result. A process still there after
+        ``timeout`` is a leak the play left behind, and fails the test by name."""
+        procs = os.path.join(self.path, "cgroup.procs")
+        deadline = time.monotonic() + timeout
+        while True:
+            with open(procs) as handle:
+                pids = handle.read().split()
+            if not pids or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        leftovers = []
+        for pid in pids:
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                    leftovers.append("%s: %s" % (pid, handle.read().replace(b"\0", b" ").decode(errors="replace")))
+                os.kill(int(pid), 9)
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+        if leftovers:
+            time.sleep(1)
         os.rmdir(self.path)
+        assert not leftovers, "processes outlived the play in the throttled cgroup:\n" + "\n".join(leftovers)
 
 
 def run_site(tmp_path, hosts, host_groups, slow, mount_ns):
