@@ -9,7 +9,7 @@ writes, median of the repeats); the mClock capacity each OSD recorded at start-u
 where Ceph kept one. Target: both rank the disks the same.
 
 usage: bench/run.sh ceph_osd_bench [--repeats 3] [--runtime 10]
-Needs root and QEMU; about 20 minutes under TCG.
+Needs root and QEMU; about 55 minutes under TCG (the 10 w/s disk alone takes half).
 """
 
 import argparse
