@@ -14,6 +14,6 @@ lint sanity units integration cores lab:
 lab-ceph:
 	bash scripts/test.sh lab_ceph
 
-# The default scenario on Debian 11 and 13 (about 25 minutes each): not part of `test`, which runs Debian 12.
+# The lab's default scenario on Debian 11 and 13, one after the other: not part of `test`, which runs Debian 12.
 lab-releases:
 	bash scripts/test.sh lab_releases
