@@ -1,5 +1,5 @@
 # The two commands of the README, plus the single stages of the test suite.
-.PHONY: test demo lint sanity units integration cores lab lab-ceph
+.PHONY: test demo lint sanity units integration cores lab lab-ceph lab-releases
 
 test:
 	bash scripts/test.sh
@@ -13,3 +13,7 @@ lint sanity units integration cores lab:
 # A real Ceph cluster in the lab (molecule scenario ceph, about 20 minutes): not part of `test`.
 lab-ceph:
 	bash scripts/test.sh lab_ceph
+
+# The lab's default scenario on Debian 11 and 13, one after the other: not part of `test`, which runs Debian 12.
+lab-releases:
+	bash scripts/test.sh lab_releases

@@ -354,8 +354,13 @@ class Lab:
         return time.monotonic() - started
 
     def up(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...]) -> None:
-        """Boot with one retry; a VM that is already up and reachable is kept."""
+        """Boot with one retry; a VM that is already up and reachable is kept, if it runs the image asked for."""
         if self.pid(name) is not None:
+            running = self.meta(name)
+            if (running.get("suite"), running.get("variant")) != (self.suite, self.variant):
+                # Kept, it would make a run meant for one release test another.
+                raise LabError(f"{name} is already up on {running.get('suite')}/{running.get('variant')}, "
+                               f"not {self.suite}/{self.variant}: take it down first")
             self.wait_for_ssh(name, time.monotonic() + 60)
             log(f"{name}: already running on port {self.meta(name)['port']}")
             return

@@ -31,7 +31,9 @@ LAB_DIR = Path(__file__).resolve().parent
 GUEST_TREE = LAB_DIR / "image" / "rootfs"
 ESSENTIAL_HOOK = LAB_DIR / "image" / "essential-hook"
 
-SUITES = ("bookworm", "trixie")
+# Debian 11 (kernel 5.10, systemd 247, Python 3.9), 12 (6.1, 252, 3.11) and 13 (6.12, 257, 3.13);
+# `make test` runs the lab on 12, `make lab-releases` on the other two.
+SUITES = ("bookworm", "bullseye", "trixie")
 DEFAULT_SUITE = "bookworm"
 MIRROR = os.environ.get("CEPHOPS_LAB_MIRROR", "http://deb.debian.org/debian")
 PACKAGES = (

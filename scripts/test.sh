@@ -113,6 +113,23 @@ stage_lab_ceph() {
   molecule test -s ceph
 }
 
+# Not in ALL_STAGES (make lab-releases): the default scenario again on Debian 11 and 13, the
+# lab's releases other than the default one, each on its own image (CEPHOPS_LAB_SUITE).
+stage_lab_releases() {
+  local suite start failed=0
+  for suite in bullseye trixie; do
+    printf '\n--> molecule test -s default on %s\n' "$suite"
+    start=$SECONDS
+    if CEPHOPS_LAB_SUITE="$suite" molecule test -s default; then
+      echo "$suite: PASS in $((SECONDS - start)) s"
+    else
+      echo "$suite: FAIL in $((SECONDS - start)) s"
+      failed=1
+    fi
+  done
+  return "$failed"
+}
+
 declare -A RESULT DURATION
 failed=0
 for stage in "${STAGES[@]}"; do

@@ -6,6 +6,7 @@ lab that stops providing what the collection's tests rely on fails loudly.
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,25 @@ ZOO = {
 
 # sysfs path fragment of each transport's block devices
 SYSFS_TRANSPORT = {"sata": "/ata", "nvme": "/nvme/", "virtio": "/virtio"}
+
+# What each Debian release of the lab runs: kernel, systemd (and udev), /usr/bin/python3.
+RELEASES = {
+    "bullseye": ("5.10", 247, "3.9"),
+    "bookworm": ("6.1", 252, "3.11"),
+    "trixie": ("6.12", 257, "3.13"),
+}
+DEFAULT_RELEASE = "bookworm"
+
+
+def vm_meta(host):
+    """What labctl recorded about the VM when it booted it (vm.json)."""
+    state_dir = Path(os.environ["CEPHOPS_LAB_STATE_DIR"])
+    return json.loads((state_dir / "vms" / host.backend.get_hostname() / "vm.json").read_text())
+
+
+def systemd_version(host):
+    """systemd's version as a number; `systemctl --version` starts with `systemd 257 (257.13-1~deb13u1)`."""
+    return int(re.match(r"systemd (\d+)", host.check_output("systemctl --version")).group(1))
 
 
 def whole_disk_by_serial(host, serial):
@@ -103,9 +123,7 @@ def test_slow_disk_reads_fast(host):
 
 
 def test_data_disk_files_unchanged(host):
-    state_dir = Path(os.environ["CEPHOPS_LAB_STATE_DIR"])
-    vm = json.loads((state_dir / "vms" / host.backend.get_hostname() / "vm.json").read_text())
-    manifest = json.loads(Path(vm["data_manifest"]).read_text())
+    manifest = json.loads(Path(vm_meta(host)["data_manifest"]).read_text())
     disk = whole_disk_by_serial(host, DATA_SERIAL)
     partition = host.check_output("readlink -f %s", f"/dev/disk/by-id/ata-CEPHOPS_DATA_SSD_1TB_WITH_FILES_{DATA_SERIAL}-part1")
     assert partition.startswith(disk)
@@ -128,3 +146,14 @@ def test_booted_through_grub(host):
     cmdline = host.file("/proc/cmdline").content_string
     assert "BOOT_IMAGE=" in cmdline, "kernel was not started by grub"
     assert "root=UUID=" in cmdline
+
+
+def test_guest_runs_the_release_asked_for(host):
+    """So that a run's results stand for the release it was started for (CEPHOPS_LAB_SUITE)."""
+    release = os.environ.get("CEPHOPS_LAB_SUITE") or DEFAULT_RELEASE
+    assert vm_meta(host)["suite"] == release
+    assert host.check_output(". /etc/os-release && echo $VERSION_CODENAME") == release
+    kernel, systemd, python = RELEASES[release]
+    assert host.check_output("uname -r").startswith(kernel + ".")
+    assert systemd_version(host) == systemd
+    assert host.check_output("/usr/bin/python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])'") == python

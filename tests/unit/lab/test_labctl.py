@@ -42,9 +42,49 @@ def test_ceph_image_is_a_trixie_image_of_its_own():
         "ceph-common", "ceph-mgr", "ceph-mgr-cephadm", "ceph-mon", "ceph-osd", "ceph-volume"}
 
 
-def test_no_ceph_image_of_bookworm():
-    with pytest.raises(ValueError, match="no ceph image of 'bookworm'"):
-        labimage.ensure_images("bookworm", variant="ceph")
+@pytest.mark.parametrize("suite", ["bookworm", "bullseye"])
+def test_no_ceph_image_of_releases_without_reef(suite):
+    with pytest.raises(ValueError, match=f"no ceph image of '{suite}'"):
+        labimage.ensure_images(suite, variant="ceph")
+
+
+def test_each_release_has_a_plain_image_of_its_own():
+    assert labimage.VARIANTS["plain"].suites == labimage.SUITES
+    assert set(labimage.SUITES) == {"bullseye", "bookworm", "trixie"}
+    names = [labimage.os_image_path(suite).name for suite in labimage.SUITES]
+    assert [name.split("-")[1] for name in names] == list(labimage.SUITES)
+    assert len({name.rsplit("-", 1)[1] for name in names}) == len(names)
+
+
+def test_release_chosen_by_option_or_environment(monkeypatch):
+    monkeypatch.setenv("CEPHOPS_LAB_SUITE", "bullseye")
+    assert labctl.parse_args(["status"]).suite == "bullseye"
+    assert labctl.parse_args(["--suite", "trixie", "status"]).suite == "trixie"
+    with pytest.raises(ValueError, match="no plain image of 'buster'"):
+        labimage.ensure_images("buster")
+
+
+def running_vm(tmp_path, monkeypatch, suite, variant="plain"):
+    """A lab whose VM node1 runs `suite`, as far as labctl can tell (its vm.json, a live pid)."""
+    lab = labctl.Lab(tmp_path, suite, variant)
+    lab.vm_dir("node1").mkdir(parents=True)
+    (lab.vm_dir("node1") / "vm.json").write_text(json.dumps({"port": 2222, "suite": suite, "variant": variant}))
+    monkeypatch.setattr(labctl.Lab, "pid", lambda self, name: 4242)
+    monkeypatch.setattr(labctl.Lab, "wait_for_ssh", lambda self, name, deadline: None)
+    monkeypatch.setattr(labctl.Lab, "boot", lambda *args: pytest.fail("a running VM was booted again"))
+    return lab
+
+
+def test_running_vm_of_the_same_release_is_kept(tmp_path, monkeypatch):
+    running_vm(tmp_path, monkeypatch, "bullseye")
+    labctl.Lab(tmp_path, "bullseye").up("node1", Path("/nonexistent"), {}, "tcg", ())
+
+
+@pytest.mark.parametrize("suite,variant", [("trixie", "plain"), ("bullseye", "ceph")])
+def test_running_vm_of_another_image_is_refused(tmp_path, monkeypatch, suite, variant):
+    running_vm(tmp_path, monkeypatch, "bullseye")
+    with pytest.raises(labctl.LabError, match="node1 is already up on bullseye/plain, not %s/%s" % (suite, variant)):
+        labctl.Lab(tmp_path, suite, variant).up("node1", Path("/nonexistent"), {}, "tcg", ())
 
 
 def test_default_suite_follows_the_variant(monkeypatch):
