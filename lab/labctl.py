@@ -362,7 +362,7 @@ class Lab:
                 raise LabError(f"{name} is already up on {running.get('suite')}/{running.get('variant')}, "
                                f"not {self.suite}/{self.variant}: take it down first")
             self.wait_for_ssh(name, time.monotonic() + 60)
-            log(f"{name}: already running on port {self.meta(name)['port']}")
+            log(f"{name}: already running on port {running['port']}")
             return
         failures = []
         for attempt in (1, 2):
