@@ -152,22 +152,12 @@ triggered:
 """
 
 import os
-import re
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records, udev_queue_rules as rules_utils
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, managed_file, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev_queue_rules as rules_utils
 
-HEADER = "Managed by %s. Local changes are overwritten."
-MANAGED = re.compile(r"# Managed by .*\. Local changes are overwritten\.\n")
 UDEV_CONTROL = "/run/udev/control"
-# The content of each rules file before the module first changed it; None: there was none.
-RECORD_SECTIONS = {"files": {}}
-
-
-def _original(current):
-    """What was there before the module: a file carrying its header is its own."""
-    return None if current is None or MANAGED.match(current) else current
 
 
 def _verify(module, candidate):
@@ -181,22 +171,6 @@ def _verify(module, candidate):
     if "Unknown command" in err or "Unknown operation" in err or "unrecognized" in err:
         return "structure"
     module.fail_json(msg="udevadm verify rejected the new rules, nothing installed: %s" % (err or out).strip())
-
-
-def _install(module, path, content):
-    directory = os.path.dirname(path) or "."
-    fd, candidate = tempfile.mkstemp(prefix=".cephops-", suffix=".rules", dir=directory)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(content)
-        os.chmod(candidate, 0o644)
-        validated_with = _verify(module, candidate)
-        backup = module.backup_local(path) if module.params["backup"] and os.path.exists(path) else None
-        module.atomic_move(candidate, path)
-    finally:
-        if os.path.exists(candidate):
-            os.unlink(candidate)
-    return validated_with, backup
 
 
 def _apply(module, names):
@@ -237,18 +211,18 @@ def main():
     module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     path, params = module.params["path"], module.params
     try:
-        record = records.load(params["record"], RECORD_SECTIONS) if params["record"] else None
+        record = records.load(params["record"], managed_file.RECORD_SECTIONS) if params["record"] else None
     except records.RecordError as exc:
         module.fail_json(msg=str(exc))
     current = blockdev.read_file(path)
     if params["restore"]:
-        wanted = record["files"][path] if path in record["files"] else _original(current)
+        wanted = managed_file.restored(record, path, current)
         present, content = wanted is not None, wanted or ""
     elif params["state"] == "present":
         errors = rules_utils.check(params["rules"]) + rules_utils.check_order(path, params["rules"])
         if errors:
             module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)
-        present, content = True, rules_utils.render(params["rules"], HEADER % params["owner"])
+        present, content = True, rules_utils.render(params["rules"], managed_file.HEADER % params["owner"])
     else:
         present, content = False, ""
     changed = (current != content) if present else current is not None
@@ -258,23 +232,20 @@ def main():
     result = dict(changed=changed, path=path, content=content, triggered=[],
                   diff=dict(before=current or "", after=content, before_header=path, after_header=path))
     if changed and not module.check_mode and record is not None and not params["restore"]:
-        # Saved before the file changes, so an interrupted run still knows what to put back.
-        records.keep_first(record["files"], path, _original(current))
-        records.save(module, params["record"], record)
+        managed_file.remember(module, params["record"], record, path, current)
     if changed and not module.check_mode:
         if present:
-            result["validated_with"], backup = _install(module, path, content)
+            result["validated_with"], backup = managed_file.install(module, path, content, ".rules",
+                                                                    lambda candidate: _verify(module, candidate))
         else:
-            backup = module.backup_local(path) if params["backup"] else None
-            os.unlink(path)
+            backup = managed_file.remove(module, path)
         if backup:
             result["backup_file"] = backup
         if params["reload"]:
             _apply(module, params["trigger"])
             result["triggered"] = params["trigger"]
-    if params["restore"] and not module.check_mode and path in record["files"]:
-        record["files"].pop(path)
-        records.save(module, params["record"], record)
+    if params["restore"] and not module.check_mode:
+        managed_file.forget(module, params["record"], record, path)
     module.exit_json(**result)
 
 

@@ -86,3 +86,25 @@ def test_tunables_in_the_old_per_scheduler_shape_fail_before_any_change(loop_dis
     assert rc == 2
     assert "tunables are set per disk class (ssd, hdd, nvme, virtio), not for 'mq-deadline'" in json.dumps(report)
     assert active(hdd) == "none"
+
+
+def test_bfq_is_kept_loaded_at_boot_by_a_file_the_rollback_removes(loop_disks, tmp_path):
+    disk = fresh(loop_disks(1))
+    disks = [record(disk, "hdd", "LAB HDD", "LOOP-HDD-1")]
+    modules_load = tmp_path / "modules-load.d" / "cephops-io-scheduler.conf"
+    modules_load.parent.mkdir()
+    bfq = dict(io_scheduler_modules_load_file=str(modules_load),
+               io_scheduler_overrides=[{"serial": "LOOP-HDD-1", "scheduler": "bfq"}])
+    first = play(tmp_path / "records", disks, **bfq)
+    assert "cephops.osd_tuning.io_scheduler : Load bfq, which the kernel offers only once its module is loaded, " \
+           "now and at every boot" in changed(first)
+    assert modules_load.read_text() == "# Managed by role cephops.osd_tuning.io_scheduler. Local changes are overwritten.\nbfq\n"
+    assert active(disk) == "bfq"
+    assert changed(play(tmp_path / "records", disks, **bfq)) == []
+
+    rollback = play(tmp_path / "records", disks, entry_point="rollback", **bfq)
+    assert "cephops.osd_tuning.io_scheduler : Put back what the role's modules-load.d file replaced (no file, as a " \
+           "rule); bfq stays loaded" in changed(rollback)
+    assert not modules_load.exists() and active(disk) == "none"
+    assert not (tmp_path / "records" / "io_scheduler-modules.json").exists()
+    assert changed(play(tmp_path / "records", disks, entry_point="rollback", **bfq)) == []

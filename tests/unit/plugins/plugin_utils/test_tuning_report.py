@@ -1,0 +1,36 @@
+"""tuning_report: per host and disk the queue roles' changes with their read figures."""
+
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import read_figures, tuning_report
+
+
+def probe(device, runs):
+    ordered = sorted(runs)
+    return {"device": device, "table": [{"runs": runs, "error": None, "read_mib_s": ordered[len(ordered) // 2],
+                                         "min_mib_s": ordered[0], "max_mib_s": ordered[-1]}]}
+
+
+def test_every_change_per_disk_with_its_figures_and_hosts_without_results():
+    chosen = {"sdb": {"value": "mq-deadline", "source": "class hdd"}, "sdc": {"value": "none", "source": "class ssd"}}
+    figures = read_figures.compare([probe("sdb", [100.0, 98.0, 101.0, 99.0, 100.0])],
+                                   [probe("sdb", [110.0, 111.0, 108.0, 110.0, 109.0])], chosen, "scheduler")
+    hostvars = {
+        "osd1": {"io_scheduler_result": {"chosen": chosen, "changing": ["sdb"], "read_figures": figures},
+                 "max_sectors_kb_result": {"chosen": {"sdb": {"value": 64, "source": "model ST4000*"}},
+                                           "changing": ["sdb"], "read_figures": []},
+                 "io_scheduler_reboot_required": True},
+        "osd2": {},
+    }
+    report = tuning_report.build(hostvars, ["osd1", "osd2", "gone"], "2026-01-01T00:00:00Z")
+    tuned, failed, unreachable = report["hosts"]
+    assert (tuned["status"], tuned["roles"], tuned["reboot_required"]) == ("tuned", ["max_sectors_kb", "scheduler"], True)
+    disk, = tuned["disks"]  # sdc is chosen but already set: no change
+    assert disk["device"] == "sdb"
+    scheduler, max_sectors = disk["changes"]
+    assert (scheduler["setting"], scheduler["value"], scheduler["source"]) == ("scheduler", "mq-deadline", "class hdd")
+    assert scheduler["read"]["before"]["read_mib_s"] == 100.0 and scheduler["read"]["after"]["min_mib_s"] == 108.0
+    assert scheduler["read"]["change_percent"] == 10.0
+    assert (max_sectors["setting"], max_sectors["value"], max_sectors["read"]) == ("max_sectors_kb", 64, None)
+    assert [(h["host"], h["status"], h["disks"]) for h in (failed, unreachable)] == [("osd2", "no_result", []),
+                                                                                     ("gone", "no_result", [])]
+    assert report["summary"] == {"hosts": 3, "hosts_tuned": 1, "changes": 2}
+    assert report["generated_at"] == "2026-01-01T00:00:00Z"
