@@ -41,7 +41,13 @@ AHCI_PORTS = 6
 # characters of model, 8 of firmware. The guest's sysfs shows 16 and 4 of them (libata's SCSI
 # translation); udev's ata_id reads all.
 ATA_MODEL_MAX = 40
+WWN_RE = re.compile(r"^0x[0-9a-f]{16}$")
 ATA_FIRMWARE_MAX = 8
+# What SCSI INQUIRY holds, and QEMU's scsi-hd keeps (it cuts longer strings silently): 8
+# characters of vendor, 16 of product, 4 of revision; real SAS drives use the same fields.
+SCSI_VENDOR_MAX = 8
+SCSI_PRODUCT_MAX = 16
+SCSI_REVISION_MAX = 4
 QMP_TIMEOUT = 60
 KVM_PROBE_SECONDS = 30
 # QEMU options and default memory (MiB) per image variant. Ceph's erasure-code plugins die with
@@ -68,18 +74,27 @@ class Disk:
     """One drive of the zoo; `kind` decides how QEMU attaches it."""
 
     name: str
-    kind: str  # "sata", "nvme" or "virtio"
+    kind: str  # "sata", "scsi", "nvme" or "virtio"
     serial: str
-    model: str = ""
+    model: str = ""  # the SCSI product for kind "scsi"
     firmware: str = ""
+    vendor: str = ""  # SCSI only: ATA and NVMe identify data have no vendor field QEMU sets
     rotation_rate: int = 0
     write_iops: int = 0  # limit on write requests a second; reads stay unthrottled
     base: str = ""  # kind of base image (labimage.BASE_KINDS) it starts from; blank when empty
+    wwn: str = ""  # World Wide Name in ATA IDENTIFY (QEMU's ide-hd wwn=), as udev's ID_WWN shows it
 
     def __post_init__(self) -> None:
+        if self.wwn and (self.kind != "sata" or not WWN_RE.match(self.wwn)):
+            raise ValueError(f"{self.name}: a WWN is 0x and 16 hex digits, on a SATA drive: {self.wwn!r}")
         if self.kind == "sata" and (len(self.model) > ATA_MODEL_MAX or len(self.firmware) > ATA_FIRMWARE_MAX):
             raise ValueError(f"{self.name}: ATA keeps {ATA_MODEL_MAX} characters of a model and "
                              f"{ATA_FIRMWARE_MAX} of a firmware: {self.model!r}, {self.firmware!r}")
+        if self.kind == "scsi" and (len(self.vendor) > SCSI_VENDOR_MAX or len(self.model) > SCSI_PRODUCT_MAX
+                                    or len(self.firmware) > SCSI_REVISION_MAX):
+            raise ValueError(f"{self.name}: SCSI keeps {SCSI_VENDOR_MAX} characters of a vendor, "
+                             f"{SCSI_PRODUCT_MAX} of a product and {SCSI_REVISION_MAX} of a revision: "
+                             f"{self.vendor!r}, {self.model!r}, {self.firmware!r}")
 
 
 # SATA drives carry names of real length: the fast and the slow SSD share their first 16
@@ -99,7 +114,13 @@ ZOO = (
     Disk("virtio", "virtio", "CEPHOPS-VIRTIO-0001"),
     # Spares that tests may format or partition, so the disks above stay blank for the gate.
     # (virtio-blk keeps at most 20 bytes of a serial.)
-    Disk("opssd", "sata", "CEPHOPS-OPSSD-0001", "CEPHOPS SPARE SSD 256GB", "CSPR0001", rotation_rate=1),
+    # The one disk with a WWN (NAA 5), so a rule by WWN can be proven at boot; no test finds
+    # a disk by it otherwise.
+    Disk("opssd", "sata", "CEPHOPS-OPSSD-0001", "CEPHOPS SPARE SSD 256GB", "CSPR0001", rotation_rate=1,
+         wwn="0x5000c0ffee000001"),
+    # A SCSI (SAS-like) SSD whose write cache sdparm switches through the caching mode page.
+    Disk("opscsi", "scsi", "CEPHOPS-OPSCSI-0001", "SPARE SAS SSD 1T", "C4S1", vendor="CEPHOPS",
+         rotation_rate=1),
     Disk("opvirtio", "virtio", "CEPHOPS-OPVIRT-0001"),
     Disk("fs", "virtio", "CEPHOPS-FS-0001"),
 )
@@ -291,6 +312,8 @@ class Lab:
         sata_disks = sum(1 for disk in zoo if disk.kind == "sata")
         for controller in range(-(-sata_disks // AHCI_PORTS)):
             argv += ["-device", f"ahci,id=ahci{controller}"]
+        if any(disk.kind == "scsi" for disk in zoo):
+            argv += ["-device", "virtio-scsi-pci,id=scsi0"]
         sata_port = 0
         for disk in zoo:
             drive = f"if=none,id={disk.name},format=qcow2,cache=unsafe,file={qemu_opt(disks[disk.name])}"
@@ -303,8 +326,12 @@ class Lab:
                 bus = f"ahci{sata_port // AHCI_PORTS}.{sata_port % AHCI_PORTS}"
                 argv += ["-device", f"ide-hd,bus={bus},drive={disk.name},serial={disk.serial},"
                                     f"model={qemu_opt(disk.model)},ver={qemu_opt(disk.firmware)},"
-                                    f"rotation_rate={disk.rotation_rate}"]
+                                    f"rotation_rate={disk.rotation_rate}" + (f",wwn={disk.wwn}" if disk.wwn else "")]
                 sata_port += 1
+            elif disk.kind == "scsi":
+                argv += ["-device", f"scsi-hd,bus=scsi0.0,drive={disk.name},serial={disk.serial},"
+                                    f"vendor={qemu_opt(disk.vendor)},product={qemu_opt(disk.model)},"
+                                    f"ver={qemu_opt(disk.firmware)},rotation_rate={disk.rotation_rate}"]
             elif disk.kind == "nvme":
                 argv += ["-device", f"nvme,drive={disk.name},serial={disk.serial}"]
             else:

@@ -376,8 +376,6 @@ def detect_transport(name, sysfs_path, udev_props):
         return "loop"
     if name.startswith(VIRTUAL_PREFIXES):
         return "virtual"
-    if "/virtio" in path:
-        return "virtio"
     if "/usb" in path:
         return "usb"
     if re.search(r"/ata\d+/", path):
@@ -388,8 +386,12 @@ def detect_transport(name, sysfs_path, udev_props):
         return "iscsi"
     if "/rport-" in path:
         return "fc"
+    # Before virtio: a disk behind virtio-scsi (a SCSI target under the virtio device) takes
+    # SCSI commands, and its write cache is switched with sdparm like any SCSI disk's.
     if "/target" in path:
         return "scsi"
+    if "/virtio" in path:
+        return "virtio"
     return "unknown"
 
 

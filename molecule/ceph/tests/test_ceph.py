@@ -34,8 +34,8 @@ WORK_DIR = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "ceph-ansible"
 APPROVED = {"CEPHOPS-SSD-0001": "ssd", "CEPHOPS-HDD-0001": "hdd", "CEPHOPS-VIRTIO-0001": "virtio"}
 REFUSED = {"CEPHOPS-SLOW-0001": "slow", "CEPHOPS-RAND-0001": "random", "CEPHOPS-DATA-0001": "data"}
 # Zoo disks no variable names: nothing may touch them either.
-UNNAMED = {"CEPHOPS-NVME-0001": "nvme", "CEPHOPS-OPSSD-0001": "opssd", "CEPHOPS-OPVIRT-0001": "opvirtio",
-           "CEPHOPS-FS-0001": "fs"}
+UNNAMED = {"CEPHOPS-NVME-0001": "nvme", "CEPHOPS-OPSSD-0001": "opssd", "CEPHOPS-OPSCSI-0001": "opscsi",
+           "CEPHOPS-OPVIRT-0001": "opvirtio", "CEPHOPS-FS-0001": "fs"}
 
 
 def ceph_json(host, *args):

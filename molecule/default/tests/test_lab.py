@@ -28,12 +28,16 @@ ZOO = {
     "CEPHOPS-NVME-0001": ("nvme", False, None),
     "CEPHOPS-VIRTIO-0001": ("virtio", True, None),
     "CEPHOPS-OPSSD-0001": ("sata", False, "CEPHOPS SPARE SSD 256GB"),
+    "CEPHOPS-OPSCSI-0001": ("scsi", False, "SPARE SAS SSD 1T"),
     "CEPHOPS-OPVIRT-0001": ("virtio", True, None),
     "CEPHOPS-FS-0001": ("virtio", True, None),
 }
 
+# The zoo's one disk with a World Wide Name (the others have none): a rule by WWN can be proven.
+WWN = {"CEPHOPS-OPSSD-0001": "0x5000c0ffee000001"}
+
 # sysfs path fragment of each transport's block devices
-SYSFS_TRANSPORT = {"sata": "/ata", "nvme": "/nvme/", "virtio": "/virtio"}
+SYSFS_TRANSPORT = {"sata": "/ata", "scsi": "/target", "nvme": "/nvme/", "virtio": "/virtio"}
 
 # What each Debian release of the lab runs: kernel, systemd (and udev), /usr/bin/python3.
 RELEASES = {
@@ -56,15 +60,15 @@ def systemd_version(host):
 
 
 def whole_disk_by_serial(host, serial):
-    """The /dev/sdX-style node udev linked from /dev/disk/by-id for this serial."""
-    links = [
-        name
-        for name in host.check_output("ls -1 /dev/disk/by-id").split()
-        if name.endswith(("_" + serial, "-" + serial))
-    ]
-    targets = {host.check_output("readlink -f %s", "/dev/disk/by-id/" + link) for link in links}
-    assert len(targets) == 1, f"{serial}: expected one disk in /dev/disk/by-id, found {sorted(targets)}"
-    return targets.pop()
+    """The /dev/sdX-style node of the whole disk whose serial udev reads as ``serial``
+    (ID_SERIAL_SHORT; ID_SERIAL of a virtio disk). Not by a /dev/disk/by-id name: a SCSI
+    disk's runs its product and serial together ("scsi-0CEPHOPS_SPARE_SAS_SSD_1TCEPHOPS-OPSCSI-0001")."""
+    found = host.check_output(
+        "for disk in /sys/block/*; do udevadm info --query=property --name=/dev/${disk##*/}"
+        " | grep -qxF -e ID_SERIAL_SHORT=%s -e ID_SERIAL=%s && echo /dev/${disk##*/}; done; true",
+        serial, serial).split()
+    assert len(found) == 1, f"{serial}: expected one whole disk with this serial, found {found}"
+    return found[0]
 
 
 def sysfs_attr(host, disk, attribute):
@@ -96,7 +100,8 @@ def test_zoo_disk(host, serial):
     assert sysfs_attr(host, disk, "queue/rotational") == ("1" if rotational else "0")
     assert int(sysfs_attr(host, disk, "size")) * 512 >= MIN_DISK_BYTES
     if model:
-        # udev's ata_id reads the whole model; sysfs holds libata's SCSI translation, 16 characters.
+        # udev's ata_id reads the whole model, scsi_id a SCSI disk's product; sysfs holds 16
+        # characters (for ATA, libata's SCSI translation).
         udev = host.check_output("udevadm info --query=property %s", disk).splitlines()
         assert "ID_MODEL=" + model.replace(" ", "_") in udev
         assert sysfs_attr(host, disk, "device/model") == model[:16].strip()
@@ -157,3 +162,11 @@ def test_guest_runs_the_release_asked_for(host):
     assert host.check_output("uname -r").startswith(kernel + ".")
     assert systemd_version(host) == systemd
     assert host.check_output("/usr/bin/python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])'") == python
+
+
+def test_only_the_spare_ssd_has_a_wwn(host):
+    links = [name for name in host.check_output("ls -1 /dev/disk/by-id").split()
+             if name.startswith("wwn-") and "-part" not in name]
+    assert sorted(links) == sorted("wwn-" + wwn for wwn in WWN.values())
+    for serial, wwn in WWN.items():
+        assert host.check_output("readlink -f %s", "/dev/disk/by-id/wwn-" + wwn) == whole_disk_by_serial(host, serial)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from test_lab import DATA_SERIAL, whole_disk_by_serial
+from test_lab import DATA_SERIAL, WWN, whole_disk_by_serial
 
 testinfra_hosts = ["ansible://osds"]
 
@@ -25,8 +25,10 @@ SCHEDULERS = {
     "CEPHOPS-NVME-0001": "none",  # the bookworm guest starts NVMe on mq-deadline: udev must change it
     "CEPHOPS-VIRTIO-0001": "none",
 }
-# By class, but the two SSD models by their model rules (max_sectors_kb_models in the lab's group_vars).
-MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "32", DATA_SERIAL: "64", "CEPHOPS-OPSSD-0001": "64"}
+WWN_SERIAL, = WWN  # tuned by a disk rule that matches its WWN
+# By class, but the two SSD models by their model rules (max_sectors_kb_models in the lab's
+# group_vars) and the spare SSD by its WWN rule (max_sectors_kb_overrides).
+MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "32", DATA_SERIAL: "64", WWN_SERIAL: "16"}
 RULES = ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
 GATE_CACHE = "/var/cache/cephops-osd-tuning/gate"
 
@@ -88,8 +90,22 @@ def test_clamped_nvme_keeps_its_max_hw_sectors_kb_after_reboot(host):
 
 RULE_KINDS = {
     RULES[0]: ("# class hdd", "# model ", "# disk " + HDD_SERIAL),
-    RULES[1]: ("# class ssd", "# model ", "clamped to its max_hw_sectors_kb"),
+    RULES[1]: ("# class ssd", "# model ", "# disk " + WWN[WWN_SERIAL], "clamped to its max_hw_sectors_kb"),
 }
+
+
+def test_wwn_rule_tunes_its_disk_after_reboot(host):
+    variables = host.ansible.get_variables()
+    entry, = [o for o in variables["max_sectors_kb_overrides"] if o.get("wwn")]
+    assert entry["wwn"] == WWN[WWN_SERIAL]
+    disk = whole_disk_by_serial(host, WWN_SERIAL)
+    # udev's ata_id read the WWN from the drive's IDENTIFY data: the key the rule matches.
+    properties = host.check_output("udevadm info --query=property --name=%s", disk).splitlines()
+    assert "ID_WWN=" + entry["wwn"] in properties
+    assert 'ENV{ID_WWN}=="%s"' % entry["wwn"] in host.file(RULES[1]).content_string
+    # The class rule before it says otherwise, and nothing set the value since the reboot.
+    assert variables["max_sectors_kb_ssd"] != entry["max_sectors_kb"]
+    assert queue(host, WWN_SERIAL, "max_sectors_kb") == str(entry["max_sectors_kb"])
 
 
 @pytest.mark.parametrize("path", RULES)

@@ -122,3 +122,52 @@ def test_throttle_asks_qemu_for_a_write_limit_only(tmp_path, monkeypatch):
     assert [command["execute"] for command in received] == ["qmp_capabilities", "block_set_io_throttle"]
     assert received[1]["arguments"] == {"device": "hdd", "iops_wr": 150, "iops": 0, "iops_rd": 0, "bps": 0,
                                         "bps_rd": 0, "bps_wr": 0}
+
+
+def test_the_spare_ssd_alone_gets_a_wwn_and_only_sata_takes_one(tmp_path):
+    disks = dict(DISKS, **{disk.name: "/nonexistent/%s.qcow2" % disk.name for disk in labctl.ZOO})
+    argv = labctl.Lab(tmp_path, "bookworm").qemu_argv("node1", 2222, "tcg", disks, labctl.ZOO)
+    devices = [argv[i + 1] for i, opt in enumerate(argv) if opt == "-device"]
+    assert [d for d in devices if "wwn=" in d] == [
+        d for d in devices if d.startswith("ide-hd,") and "serial=CEPHOPS-OPSSD-0001," in d]
+    assert any(d.endswith(",wwn=0x5000c0ffee000001") for d in devices)
+    with pytest.raises(ValueError, match="a WWN is 0x and 16 hex digits, on a SATA drive"):
+        labctl.Disk("v", "virtio", "S", wwn="0x5000c0ffee000001")
+    with pytest.raises(ValueError, match="a WWN is 0x and 16 hex digits"):
+        labctl.Disk("s", "sata", "S", wwn="5000C0FFEE000001")
+
+
+def devices(argv, driver):
+    """The -device values of a QEMU command line for one driver, each as {property: value}."""
+    found = []
+    for i, opt in enumerate(argv):
+        if opt == "-device" and argv[i + 1].split(",", 1)[0] == driver:
+            found.append(dict(part.split("=", 1) for part in argv[i + 1].split(",")[1:]))
+    return found
+
+
+def test_the_scsi_spare_hangs_off_one_virtio_scsi_controller_with_its_identity(tmp_path):
+    paths = dict(DISKS, **{disk.name: "/nonexistent/%s.qcow2" % disk.name for disk in labctl.ZOO})
+    argv = labctl.Lab(tmp_path, "bookworm").qemu_argv("node1", 2222, "tcg", paths, labctl.ZOO)
+    assert devices(argv, "virtio-scsi-pci") == [{"id": "scsi0"}]
+    assert devices(argv, "scsi-hd") == [{"bus": "scsi0.0", "drive": "opscsi", "serial": "CEPHOPS-OPSCSI-0001",
+                                         "vendor": "CEPHOPS", "product": "SPARE SAS SSD 1T", "ver": "C4S1",
+                                         "rotation_rate": "1"}]
+    # Its drive like every other: a throwaway overlay that TRIMs as flash does.
+    assert "if=none,id=opscsi,format=qcow2,cache=unsafe,file=/nonexistent/opscsi.qcow2,discard=unmap" in argv
+
+
+def test_no_scsi_controller_without_a_scsi_disk(tmp_path):
+    sata = tuple(disk for disk in labctl.ZOO if disk.kind == "sata")
+    paths = dict(DISKS, **{disk.name: "/nonexistent/%s.qcow2" % disk.name for disk in sata})
+    argv = labctl.Lab(tmp_path, "bookworm").qemu_argv("node1", 2222, "tcg", paths, sata)
+    assert devices(argv, "virtio-scsi-pci") == [] and devices(argv, "scsi-hd") == []
+
+
+@pytest.mark.parametrize("field,value", [("vendor", "CEPHOPS-X"), ("model", "SPARE SAS SSD 1TB"), ("firmware", "C4S10")])
+def test_scsi_identity_longer_than_inquiry_holds_is_refused(field, value):
+    # QEMU would cut it silently, and a test would then look for a name the drive does not carry.
+    fields = dict(name="x", kind="scsi", serial="S", model="P", firmware="R", vendor="V")
+    fields[field] = value
+    with pytest.raises(ValueError, match="SCSI keeps 8 characters of a vendor, 16 of a product and 4 of a revision"):
+        labctl.Disk(**fields)

@@ -168,6 +168,7 @@ def test_parse_wipefs_json_empty(fixture_text):
      {"ID_ATA_SATA": "0"}, "ata"),
     ("nvme0n1", "/sys/devices/pci0000:00/0000:00:04.0/nvme/nvme0/nvme0n1", {}, "nvme"),
     ("vdb", "/sys/devices/pci0000:00/0000:00:05.0/virtio2/block/vdb", {}, "virtio"),
+    ("sda", "/sys/devices/pci0000:00/0000:00:06.0/virtio3/host2/target2:0:0/2:0:0:0/block/sda", {}, "scsi"),
     ("sdb", "/sys/devices/pci0000:00/0000:00:14.0/usb2/2-1/2-1:1.0/host6/target6:0:0/6:0:0:0/block/sdb", {}, "usb"),
     ("sdc", "/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/host7/port-7:0/expander-7:0/port-7:0:3/"
             "end_device-7:0:3/target7:0:3/7:0:3:0/block/sdc", {}, "sas"),
