@@ -21,6 +21,9 @@ CACHEABLE_VERDICTS = ("suitable", "marginal", "unsuitable")
 SETTINGS = ("mode", "method", "options", "runtime", "region", "thresholds", "parallel", "adaptive",
             "stage_seconds", "margin", "plp_runtime", "compare_write_cache", "min_gain",
             "max_numjobs")
+# Settings added since, with the value that measures as before they existed: they enter the key
+# only at another value, so the entries stored before them stay valid.
+LATER_SETTINGS = {"write_cache": "as_is"}
 
 
 def disk_identity(disk, backing_file=None):
@@ -37,6 +40,9 @@ def entry_key(identity, settings):
     """Hex digest naming the cache entry of one disk under one set of probe settings."""
     document = {"format": FORMAT, "disk": identity,
                 "settings": dict((name, settings[name]) for name in SETTINGS)}
+    for name, before in LATER_SETTINGS.items():
+        if settings[name] != before:
+            document["settings"][name] = settings[name]
     return hashlib.sha256(json.dumps(document, sort_keys=True).encode("utf-8")).hexdigest()
 
 

@@ -104,7 +104,8 @@ def _recover(run_command, names, overwrite, journal, check_mode):
 
 def _refuse(names, disks, overwrite, recovered, settings):
     """({name: refused result}, [disks left to probe]) after the refusal checks of disk_facts,
-    the journal's refusals and the disk's size."""
+    the journal's refusals, the disk's size and, with the write cache to be disabled, whether
+    the drive's own cache can be switched."""
     outcomes, probe = {}, []
     region_end = sum(settings["region"])
     for name in names:
@@ -115,6 +116,10 @@ def _refuse(names, disks, overwrite, recovered, settings):
             reasons.insert(0, recovered[name][1])
         if disk["size_bytes"] < region_end:
             reasons.append("smaller than the end of the probe region (%d bytes)" % region_end)
+        if settings["write_cache"] == "disabled" and write_cache.tool_for(disk["transport"]) == "sysfs":
+            reasons.append("write_cache disabled: the drive's own write cache cannot be switched here (transport "
+                           "%s); only the kernel's view (queue/write_cache) can, which stops the flushes, not the "
+                           "cache" % disk["transport"])
         if reasons:
             outcomes[name] = refused_result(disk["path"], reasons, disk)
         else:
@@ -210,6 +215,7 @@ class Prober:
         self.journal = journal
         self.written = set()
         self.fio_version = None
+        self.caches_off = []  # disks whose write cache this run switched off (write_cache disabled)
 
     # ---- planning
 
@@ -327,26 +333,33 @@ class Prober:
         return verdicts
 
     def compare_write_cache(self, disks, caches, measured):
-        """Measure each disk with its write cache switched the other way, then switch it back."""
-        comparisons, switched = {}, []
+        """Measure each disk with its write cache switched the other way, then switch it back.
+        The drive is read back after each switch: ``observed`` is the state it reported in the
+        half measured as on and in the half measured as off, ``after`` the state it reports
+        once switched back."""
+        comparisons, switched, other_half = {}, [], []
         try:
             for disk in disks:
-                cache = caches[disk["name"]]
+                name, cache = disk["name"], caches[disk["name"]]
                 if cache["enabled"] is None:
-                    comparisons[disk["name"]] = {"error": "write cache state unknown; not switched"}
-                    continue
-                error = write_cache.switch(self.run_command, disk, cache["tool"], not cache["enabled"])
-                if error:
-                    comparisons[disk["name"]] = {"error": error}
+                    comparisons[name] = {"error": "write cache state unknown; not switched"}
                     continue
                 switched.append(disk)
-            outcomes = self.measure(switched) if switched else {}
+                error = write_cache.switch(self.run_command, disk, cache["tool"], not cache["enabled"])
+                wanted, found = write_cache.STATES[not cache["enabled"]], write_cache.state(
+                    write_cache.read_back(self.run_command, disk))
+                comparisons[name] = {"observed": {write_cache.state(cache): write_cache.state(cache), wanted: found},
+                                     "error": error}
+                if error is None and found != wanted:
+                    comparisons[name]["error"] = "the drive reports its write cache %s after switching it %s" % (
+                        found, wanted)
+                if comparisons[name]["error"] is None:
+                    other_half.append(disk)
+            outcomes = self.measure(other_half) if other_half else {}
         finally:
             for disk in switched:
-                error = write_cache.switch(self.run_command, disk, caches[disk["name"]]["tool"],
-                                           caches[disk["name"]]["enabled"])
-                comparisons[disk["name"]] = {"restored": error is None, "restore_error": error}
-        for disk in switched:
+                comparisons[disk["name"]].update(self._switch_back(disk, caches[disk["name"]]))
+        for disk in other_half:
             name, original = disk["name"], caches[disk["name"]]["enabled"]
             outcome = outcomes[name]
             if "error" in outcome:
@@ -356,15 +369,65 @@ class Prober:
             on_iops, off_iops = (here, other) if original else (other, here)
             comparisons[name].update(on_iops=on_iops, off_iops=off_iops,
                                      faster=probe_verdict.faster_cache_setting(on_iops, off_iops),
-                                     original="on" if original else "off", error=None)
+                                     original=write_cache.STATES[original])
         return comparisons
+
+    def _switch_back(self, disk, cache):
+        """{"after", "restored", "restore_error"}: the drive's cache switched back to ``cache``
+        and read back; restored only when the drive reports the original state."""
+        error = write_cache.switch(self.run_command, disk, cache["tool"], cache["enabled"])
+        after = write_cache.state(write_cache.read_back(self.run_command, disk))
+        if error is None and after != write_cache.state(cache):
+            error = "the drive reports its write cache %s after switching it back %s" % (after, write_cache.state(cache))
+        return {"after": after, "restored": error is None, "restore_error": error}
+
+    def disable_write_caches(self, disks, results):
+        """Switch off the write cache of each disk that has it on and read the drive back:
+        ([disks that report it off, which alone are probed], {name: the cache read back}).
+        Each result gets ``write_cache_disabled``; a disk that cannot be seen with its cache
+        off gets an error and is not written."""
+        probe, during = [], {}
+        for disk in disks:
+            name, cache = disk["name"], results[disk["name"]]["write_cache"]
+            record = {"original": write_cache.state(cache), "during": None, "after": None, "restored": None,
+                      "restore_error": None, "error": None}
+            results[name]["write_cache_disabled"] = record
+            if cache["enabled"] is None:
+                record["error"] = "write cache state unknown (%s): cannot measure with it disabled" % cache["tool"]
+            else:
+                if cache["enabled"]:
+                    self.caches_off.append(disk)
+                    record["error"] = write_cache.switch(self.run_command, disk, cache["tool"], False)
+                during[name] = write_cache.read_back(self.run_command, disk)
+                record["during"] = write_cache.state(during[name])
+                if not cache["enabled"]:
+                    # Nothing to switch back: the drive stays as it was found.
+                    record.update(after=record["during"], restored=record["during"] == record["original"])
+                if record["error"] is None and record["during"] != "off":
+                    record["error"] = "the drive reports its write cache %s after switching it off" % record["during"]
+            if record["error"]:
+                results[name].update(error="write_cache disabled: %s" % record["error"], written=False)
+            else:
+                probe.append(disk)
+        return probe, during
+
+    def restore_write_caches(self, results):
+        """Switch back on every write cache this run switched off, and read the drives back."""
+        for disk in self.caches_off:
+            results[disk["name"]]["write_cache_disabled"].update(
+                self._switch_back(disk, results[disk["name"]]["write_cache"]))
+        self.caches_off = []
 
     def probe_all(self, disks):
         """{name: result fields} for every disk. Each disk is journaled before its first write
         and its region restored to zeros afterwards whatever happens; write caches are switched
-        back; an interrupt turns every unfinished disk into an error."""
+        back (also those switched off for the whole probe); an interrupt turns every unfinished
+        disk into an error."""
         results = dict((d["name"], {"write_cache": write_cache.read(self.run_command, d)}) for d in disks)
         try:
+            during = {}
+            if self.s["write_cache"] == "disabled":
+                disks, during = self.disable_write_caches(disks, results)
             self.begin(disks)
             main = self.measure_main(disks)
             for disk in disks:
@@ -374,7 +437,8 @@ class Prober:
             if good and self.s["mode"] == "journal":
                 for name, ramp in self.journal_ramp(good, measured).items():
                     results[name]["journal"] = ramp
-            caches = dict((d["name"], results[d["name"]]["write_cache"]) for d in good)
+            # The cache as it was while measuring: what the power-loss verdict must weigh.
+            caches = dict((d["name"], during.get(d["name"]) or results[d["name"]]["write_cache"]) for d in good)
             if good and self.s["plp_runtime"] and self.s["method"] == "fio":
                 for name, verdict in self.plp_verdicts(good, measured, caches).items():
                     results[name]["plp"] = verdict
@@ -389,7 +453,10 @@ class Prober:
                 results[disk["name"]].setdefault("error", str(exc))
                 results[disk["name"]].pop("measurement", None)
         finally:
-            restored = self.restore_written(disks)
+            try:
+                self.restore_write_caches(results)
+            finally:
+                restored = self.restore_written(disks)
         for name, (zeroed_bytes, error) in restored.items():
             results[name].update(zeroed=error is None, zeroed_bytes=zeroed_bytes)
             if error:
@@ -445,7 +512,7 @@ def empty_result(device, disk=None):
         "fio_version": None, "write_iops": None, "write_bw_bytes": None, "total_ios": None,
         "runtime_ms": None, "latency_us": None, "p99_sync_latency_ms": None, "adaptive": None,
         "journal": None, "plp": None, "write_cache": None, "write_cache_comparison": None,
-        "region": None, "region_nonzero_mib": None, "written": False, "zeroed": None, "zeroed_bytes": None,
+        "write_cache_disabled": None, "region": None, "region_nonzero_mib": None, "written": False, "zeroed": None, "zeroed_bytes": None,
         "recovered": None, "cached": False, "cache_age_seconds": None,
     }
 
@@ -455,10 +522,12 @@ def refused_result(device, reasons, disk=None):
 
 
 def planned_result(disk, settings, command):
+    reasons = ["check mode: would probe the region and restore it to zeros afterwards"]
+    if settings["write_cache"] == "disabled":
+        reasons.append("check mode: would switch the drive's write cache off for the probe and back afterwards")
     return dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
                 command=command, region=_region_dict(settings["region"]),
-                region_nonzero_mib=disk["region_nonzero_mib"],
-                reasons=["check mode: would probe the region and restore it to zeros afterwards"])
+                region_nonzero_mib=disk["region_nonzero_mib"], reasons=reasons)
 
 
 def probe_result(disk, outcome, settings, fio_version):
@@ -466,8 +535,8 @@ def probe_result(disk, outcome, settings, fio_version):
     result = dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
                   region=_region_dict(settings["region"]), region_nonzero_mib=disk["region_nonzero_mib"],
                   written=True, fio_version=fio_version if settings["method"] == "fio" else None)
-    for key in ("command", "adaptive", "journal", "plp", "write_cache", "write_cache_comparison", "zeroed",
-                "zeroed_bytes"):
+    for key in ("command", "adaptive", "journal", "plp", "write_cache", "write_cache_comparison",
+                "write_cache_disabled", "written", "zeroed", "zeroed_bytes"):
         if key in outcome:
             result[key] = outcome[key]
     measurement = outcome.get("measurement")

@@ -27,6 +27,9 @@ def tool_for(transport):
     return "sysfs"
 
 
+NVME_ALL_NAMESPACES = 0xFFFFFFFF
+
+
 def read_command(tool, path):
     return {
         "hdparm": ["hdparm", "-W", path],
@@ -38,8 +41,11 @@ def read_command(tool, path):
 def set_command(tool, path, enabled):
     return {
         "hdparm": ["hdparm", "-W%d" % int(enabled), path],
-        # Without --save the change lasts until the next power cycle.
-        "nvme": ["nvme", "set-feature", path, "--feature-id=6", "--value=%d" % int(enabled)],
+        # Without --save the change lasts until the next power cycle. The cache belongs to the
+        # controller: given a namespace's id (nvme-cli's default for /dev/nvmeXnY), a controller
+        # may refuse with "Feature Not Namespace Specific" (QEMU's does); all namespaces it takes.
+        "nvme": ["nvme", "set-feature", path, "--namespace-id=%d" % NVME_ALL_NAMESPACES, "--feature-id=6",
+                 "--value=%d" % int(enabled)],
         "sdparm": ["sdparm", "--%s=WCE" % ("set" if enabled else "clear"), "--quiet", path],
     }[tool]
 
@@ -82,6 +88,29 @@ def sysfs_state(value):
     return {"write back": True, "write through": False}.get((value or "").strip())
 
 
+STATES = {True: "on", False: "off"}
+
+
+def state(cache):
+    """"on", "off" or "unknown": a cache record of read() in one word."""
+    return STATES.get(cache["enabled"], "unknown")
+
+
+def kernel_view(name):
+    """queue/write_cache as the kernel shows it now, None when it cannot be read."""
+    try:
+        with open("/sys/block/%s/queue/write_cache" % name) as handle:
+            return handle.read().strip()
+    except (IOError, OSError):
+        return None
+
+
+def read_back(run_command, disk):
+    """read() after a switch: the disk record holds the kernel's view from before, which the
+    switch may have changed (sd revalidates the cache after a mode page or ATA feature change)."""
+    return read(run_command, dict(disk, write_cache=kernel_view(disk["name"])))
+
+
 def read(run_command, disk):
     """{"tool", "enabled", "volatile", "kernel_view"} of one disk; reading never writes.
     ``run_command(argv)`` returns (rc, stdout, stderr)."""
@@ -92,7 +121,9 @@ def read(run_command, disk):
         cache["volatile"] = cache["enabled"]
         return cache
     rc, out, err = run_command(read_command(tool, disk["path"]))
-    cache["enabled"] = PARSERS[tool](out) if rc == 0 else None
+    # sdparm prints the current value, then exits 5 when the drive keeps no saved values
+    # (QEMU's scsi-hd does not); the parser finds no value where it printed none.
+    cache["enabled"] = PARSERS[tool](out) if rc == 0 or tool == "sdparm" else None
     if tool == "nvme":
         rc, out, err = run_command(["nvme", "id-ctrl", disk["path"], "--output-format=json"])
         cache["volatile"] = parse_nvme_vwc(out) if rc == 0 else None
@@ -113,4 +144,17 @@ def switch(run_command, disk, tool, enabled):
             return "cannot set queue/write_cache: %s" % exc
         return None
     rc, out, err = run_command(set_command(tool, disk["path"], enabled))
-    return None if rc == 0 else "%s failed (rc=%s): %s" % (tool, rc, (err or out).strip())
+    if rc != 0:
+        return "%s failed (rc=%s): %s" % (tool, rc, (err or out).strip())
+    return refresh_kernel_view(disk["name"]) if tool == "sdparm" else None
+
+
+def refresh_kernel_view(name):
+    """sd learns of a mode page change only at the drive's next command; until then it may send
+    no flushes to a cache that is on again. A rescan revalidates the disk now. None on success."""
+    try:
+        with open("/sys/block/%s/device/rescan" % name, "w") as handle:
+            handle.write("1")
+    except (IOError, OSError) as exc:
+        return "switched, but the kernel's view was not refreshed (device/rescan): %s" % exc
+    return None

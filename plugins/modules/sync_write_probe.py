@@ -44,7 +44,7 @@ description:
     V(error) with the cause, never a verdict.
   - Also reports the volatile write cache of each disk, a power-loss protection verdict from
     a short probe without fsync, and optionally (O(compare_write_cache)) which cache setting
-    gives more sync IOPS.
+    gives more sync IOPS. O(write_cache=disabled) measures with the drive's write cache off.
   - How the default thresholds were chosen is explained in the collection's
     C(docs/gate_thresholds.md); no public standard exists.
 author:
@@ -209,8 +209,26 @@ options:
         C(nvme set-feature) feature 6 for NVMe, C(sdparm WCE) for SCSI, and the kernel's
         C(queue/write_cache) for other disks), report which is faster, and always switch it
         back. Changes are not saved to the drive.
+      - The drive is read back after each switch, C(observed) in RV(results[].write_cache_comparison);
+        a drive that does not report the switched state is not measured that way.
     type: bool
     default: false
+  write_cache:
+    description:
+      - V(as_is) measures the drive as it is set. V(disabled) switches the drive's volatile
+        write cache off for the whole probe (the journal test article's advice, measuring the
+        drive as it writes to flash) and always switches it back on afterwards, also when the
+        probe fails or is interrupted. Changes are not saved to the drive.
+      - With V(disabled) the drive is read back after switching it off; a drive that still
+        reports its cache on, or whose state cannot be read, is not probed (V(error)). A disk
+        whose own cache no tool reaches (virtio, loop; only the kernel's C(queue/write_cache)
+        exists, and switching that stops the flushes, not the cache) is V(refused).
+        RV(results[].write_cache_disabled) holds the states read.
+      - Cannot be combined with O(compare_write_cache), which measures both settings itself.
+      - Check mode switches nothing.
+    type: str
+    choices: [as_is, disabled]
+    default: as_is
   journal_min_gain:
     description:
       - In O(mode=journal), stop ramping when doubling numjobs raised IOPS by less than this
@@ -292,6 +310,12 @@ EXAMPLES = r"""
   cephops.osd_tuning.sync_write_probe:
     devices: "{{ devices }}"
     cache_max_age: 604800
+
+- name: The journal test article's test with the drive's write cache disabled, as it advises
+  cephops.osd_tuning.sync_write_probe:
+    devices: [/dev/disk/by-id/wwn-0x5002538e40a1b2c3]
+    mode: journal
+    write_cache: disabled
 
 - name: The journal test article's test and which write cache setting is faster
   cephops.osd_tuning.sync_write_probe:
@@ -421,11 +445,21 @@ results:
       sample: {tool: hdparm, enabled: true, volatile: true, kernel_view: write back}
     write_cache_comparison:
       description: With O(compare_write_cache), C(on_iops), C(off_iops), C(faster), C(original),
-        C(restored) (the original setting is back) and C(restore_error); C(error) when the
-        cache could not be switched or measured.
+        C(observed) (the state the drive reported, V(on), V(off) or V(unknown), in the half
+        measured as on and in the half measured as off), C(after) (the state it reports once
+        switched back), C(restored) (the original setting is back and read back) and
+        C(restore_error); C(error) when the cache could not be switched or measured.
       type: dict
-      sample: {on_iops: 574.0, off_iops: 1830.0, faster: "off", original: "on",
-               restored: true, restore_error: null, error: null}
+      sample: {on_iops: 574.0, off_iops: 1830.0, faster: "off", original: "on", observed: {"on": "on", "off": "off"},
+               after: "on", restored: true, restore_error: null, error: null}
+    write_cache_disabled:
+      description: With O(write_cache=disabled), the drive's write cache C(original) (V(on),
+        V(off) or V(unknown)), C(during) (read back after switching it off, before the probe),
+        C(after) (read back after switching it on again), C(restored) (the original state is
+        back and read back), C(restore_error), and C(error) when the cache could not be seen
+        off (the disk is then not probed). Null otherwise.
+      type: dict
+      sample: {original: "on", during: "off", after: "on", restored: true, restore_error: null, error: null}
     region:
       description: C(offset) and C(length) in bytes of the region the probe wrote.
       type: dict
@@ -513,6 +547,7 @@ def main():
             method=dict(type="str", choices=["auto", "fio", "dd"], default="auto"),
             plp_runtime=dict(type="int", default=3),
             compare_write_cache=dict(type="bool", default=False),
+            write_cache=dict(type="str", choices=["as_is", "disabled"], default="as_is"),
             journal_min_gain=dict(type="float", default=0.1),
             journal_max_numjobs=dict(type="int", default=16),
             cache_max_age=dict(type="int", default=0),
@@ -539,6 +574,9 @@ def main():
         module.fail_json(msg="cache_max_age must not be negative")
     if params["adaptive_margin"] <= 1:
         module.fail_json(msg="adaptive_margin must exceed 1")
+    if params["write_cache"] == "disabled" and params["compare_write_cache"]:
+        module.fail_json(msg="write_cache=disabled and compare_write_cache exclude each other: the comparison "
+                             "measures with the cache on and off itself")
 
     method = params["method"] if params["method"] != "auto" else ("fio" if fio else "dd")
     module.get_bin_path("wipefs", required=True)
@@ -549,7 +587,8 @@ def main():
         thresholds=thresholds, parallel=params["parallel"], adaptive=params["adaptive"],
         stage_seconds=params["adaptive_stage_seconds"], margin=params["adaptive_margin"],
         timeout=params["timeout"] or params["runtime"] + 60, plp_runtime=params["plp_runtime"],
-        compare_write_cache=params["compare_write_cache"], min_gain=params["journal_min_gain"],
+        compare_write_cache=params["compare_write_cache"], write_cache=params["write_cache"],
+        min_gain=params["journal_min_gain"],
         max_numjobs=params["journal_max_numjobs"],
     )
 

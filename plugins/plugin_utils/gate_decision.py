@@ -100,7 +100,7 @@ def _disk_entry(candidate, result, settings, health):
         "name": None, "model": None, "serial": None, "wwn": candidate["wwn"], "firmware": None, "size_bytes": None,
         "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
         "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
-        "cache_age_seconds": None, "plp": None,
+        "cache_age_seconds": None, "plp": None, "write_cache_comparison": None, "write_cache_disabled": None,
     }
     for key in ("name", "model", "serial", "wwn", "firmware", "size_bytes", "transport", "verdict", "reasons",
                 "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached", "cache_age_seconds"):
@@ -110,6 +110,9 @@ def _disk_entry(candidate, result, settings, health):
         entry["rotational"] = result["rotational"]
     if result.get("plp"):
         entry["plp"] = {"verdict": result["plp"]["verdict"], "reasons": list(result["plp"]["reasons"])}
+    for key in ("write_cache_comparison", "write_cache_disabled"):
+        if result.get(key):
+            entry[key] = dict(result[key])
     # An LV, a partition or an absent disk has no health of its own.
     entry["health"] = health.get(candidate["device"]) if entry["verdict"] not in ("absent", "not_probed") else None
     verdict, reasons = health_verdict(entry["verdict"], entry["health"], settings.get("health_required"))

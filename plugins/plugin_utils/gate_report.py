@@ -82,6 +82,40 @@ def _plp(disk):
     return "-" if not plp else "%s: %s" % (plp["verdict"], "; ".join(plp["reasons"]))
 
 
+def _write_cache(disk):
+    """How the drive's write cache was measured (disk_gate_compare_write_cache or
+    disk_gate_write_cache disabled) and whether it is back as found, in words; None when the
+    probe measured the drive as it was set."""
+    compared, disabled = disk.get("write_cache_comparison"), disk.get("write_cache_disabled")
+    if compared:
+        observed = compared.get("observed") or {}
+        if compared.get("on_iops") is not None:
+            said = "on %s, off %s sync IOPS: %s is faster" % (
+                _iops(compared["on_iops"]), _iops(compared["off_iops"]), compared["faster"])
+        else:
+            said = "not compared"
+        said += " (the drive reported %s in the half measured on, %s in the half measured off" % (
+            observed.get("on", "-"), observed.get("off", "-"))
+    elif disabled:
+        said = "measured disabled (the drive reported %s before, %s during the probe" % (
+            disabled["original"], disabled["during"] or "-")
+    else:
+        return None
+    record = compared or disabled
+    said += ", %s after)" % (record.get("after") or "-")
+    if record.get("restored") is False:
+        said += "; NOT restored: %s" % record.get("restore_error")
+    if record.get("error"):
+        said += "; %s" % record["error"]
+    return said
+
+
+def _write_caches(document):
+    """[(host, device, words)] of every disk whose write cache the probe switched."""
+    return [(entry["host"], disk["device"], _write_cache(disk)) for entry in document["hosts"]
+            for disk in entry["disks"] if _write_cache(disk)]
+
+
 def _percent(share):
     return "%s %%" % _ms(share * 100)
 
@@ -128,14 +162,17 @@ def _firmware_mix(mixed):
 
 
 def _disk_notes(document):
-    """{(host, device): [line, ...]}: a disk's power-loss protection verdict, its outliers and
-    its model's firmware mix, for JUnit, which reports disk by disk."""
+    """{(host, device): [line, ...]}: a disk's power-loss protection verdict, how its write
+    cache was measured, its outliers and its model's firmware mix, for JUnit, which reports
+    disk by disk."""
     models = document["models"]
     notes = {}
     for entry in document["hosts"]:
         for disk in entry["disks"]:
             if disk["plp"]:
                 notes[(entry["host"], disk["device"])] = ["power-loss protection " + _plp(disk)]
+            if _write_cache(disk):
+                notes.setdefault((entry["host"], disk["device"]), []).append("write cache " + _write_cache(disk))
     for group in models["groups"]:
         for outlier in group["outliers"]:
             notes.setdefault((outlier["host"], outlier["device"]), []).append(
@@ -186,7 +223,8 @@ class _Environment(Environment):
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
 _ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
                     md=_md, h=_html, x=_x, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
-                    firmware_mix=_firmware_mix, health=_health, controllers=_controllers)
+                    firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
+                    write_caches=_write_caches)
 
 
 # --------------------------------------------------------------------------- text table
@@ -202,6 +240,9 @@ HOST_TABLE = _ENV.from_string("""\
 {{ table }}
 {% for disk in record.disks if disk.plp %}
 {{ ("power-loss protection of %s: %s" | format(disk.device, disk | plp)) | text }}
+{% endfor %}
+{% for disk in record.disks if disk | write_cache %}
+{{ ("write cache of %s: %s" | format(disk.device, disk | write_cache)) | text }}
 {% endfor %}
 {% for error in record.errors %}
 {{ ("error: " ~ error | text).rstrip() }}
@@ -337,6 +378,12 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
 {{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
+{% endfor %}
+{% for host, device, said in document | write_caches %}
+{% if loop.first %}
+
+{% endif %}
+- Write cache of {{ host | md }} {{ device | md }}: {{ said | md }}.
 {% endfor %}
 
 {% set models = document.models %}
@@ -487,6 +534,13 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
 {% endfor %}
 </table>
+{% for disk in entry.disks if disk | write_cache %}
+{% if loop.first %}<ul>
+{% endif %}
+<li>Write cache of {{ disk.device | h }}: {{ disk | write_cache | h }}</li>
+{% if loop.last %}</ul>
+{% endif %}
+{% endfor %}
 {% endif %}
 {% endfor %}
 {% set models = document.models %}

@@ -14,8 +14,8 @@ DISK = {"name": "sdb", "path": "/dev/sdb", "wwn": "0x55cd2e404c0a1b2c", "serial"
         "size_bytes": 1600321314816, "model": "INTEL SSDSC2BB016T4", "transport": "sata", "rotational": False}
 SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_job.job_options("randwrite"),
                 runtime=15, region=REGION, thresholds=THRESHOLDS, parallel=True, adaptive=False, stage_seconds=2,
-                margin=1.5, timeout=75, plp_runtime=3, compare_write_cache=False, min_gain=0.1,
-                max_numjobs=16)
+                margin=1.5, timeout=75, plp_runtime=3, compare_write_cache=False, write_cache="as_is",
+                min_gain=0.1, max_numjobs=16)
 
 
 def stored(verdict="suitable"):
@@ -33,10 +33,17 @@ def test_cache_key_follows_identity_and_measuring_settings_only():
     for field, value in (("wwn", "0x55cd2e404c0a9999"), ("firmware", "G2010150"), ("size_bytes", 800 * 10 ** 9)):
         assert key_of(dict(DISK, **{field: value})) != key, field
     for setting, value in (("runtime", 30), ("mode", "journal"), ("thresholds", dict(THRESHOLDS, min_iops=8000)),
-                           ("options", fio_job.job_options("randwrite", {"bs": "16k"})), ("parallel", False)):
+                           ("options", fio_job.job_options("randwrite", {"bs": "16k"})), ("parallel", False),
+                           ("write_cache", "disabled")):
         assert key_of(**{setting: value}) != key, setting
     # Neither the kill timeout nor where fio is installed changes what is measured.
     assert key_of(timeout=600, fio="/opt/fio/bin/fio") == key
+
+
+def test_a_setting_added_later_keeps_the_keys_stored_before_it_at_its_old_behaviour():
+    # The key these settings had before write_cache existed, so a cache filled then still serves.
+    assert key_of(write_cache="as_is") == "92ccd55bf21f9886a8230f610ee6721d557f5ee7bab8d88ad750efaf72bd7f00"
+    assert key_of(write_cache="disabled") != key_of()
 
 
 def test_disk_without_stable_identity_is_not_cached_but_a_loop_device_is():

@@ -1,8 +1,15 @@
-"""sync_write_probe (module_utils): the result records."""
+"""sync_write_probe (module_utils): the result records, and the drive's write cache switched
+off for a probe or for the comparison, read back and always switched back. The drives answer
+as hdparm, sdparm and nvme-cli did in the captured outputs; every command is recorded."""
 
+import pytest
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, probe_region, write_cache
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
 
-from .test_probe_cache import DISK, stored
+from .test_probe_cache import DISK, SETTINGS, stored
+
+DISABLED = dict(SETTINGS, write_cache="disabled")
 
 
 def test_served_result_carries_the_disk_as_it_is_now_and_says_cached():
@@ -10,3 +17,185 @@ def test_served_result_carries_the_disk_as_it_is_now_and_says_cached():
     result = probe_utils.cached_result(renamed, stored(), 120)
     assert (result["device"], result["name"], result["verdict"], result["write_iops"]) == ("/dev/sdf", "sdf", "suitable", 8713.0)
     assert (result["cached"], result["cache_age_seconds"], result["written"], result["zeroed"]) == (True, 120, False, None)
+
+
+class Drives:
+    """Drives that keep the write cache state each switch sets, unless told to ignore
+    switches, and answer reads with the captured output of their tool."""
+
+    def __init__(self, fixture_text, states, ignoring=()):
+        self.states = dict(states)  # path: cache on
+        self.ignoring = set(ignoring)
+        self.text = fixture_text
+        self.calls = []
+        self.rescanned = []
+
+    def __call__(self, argv):
+        self.calls.append(argv)
+        path = next(arg for arg in argv if arg.startswith("/dev/"))
+        on = self.states[path]
+        if argv[0] == "hdparm" and argv[1] == "-W":
+            return 0, self.text("fio/write_cache/hdparm_W_%s.txt" % ("on" if on else "off")), ""
+        if argv[0] == "sdparm" and argv[1] == "--get=WCE":
+            return 0, self.text("fio/write_cache/sdparm_wce_%s.txt" % ("on" if on else "off")), ""
+        if argv[:2] == ["nvme", "get-feature"]:
+            return 0, self.text("fio/write_cache/nvme_get_feature_6.txt").replace("0x00000001", "0x%08x" % on), ""
+        if argv[:2] == ["nvme", "id-ctrl"]:
+            return 0, '{"vid": 6966, "vwc": 7}', ""
+        if path not in self.ignoring:
+            self.states[path] = argv[1] in ("-W1", "--set=WCE") or argv[-1] == "--value=1"
+        return 0, "", ""
+
+    def refresh_kernel_view(self, name):
+        self.rescanned.append(name)
+
+    def kernel_view(self, name):
+        """sd revalidates the caching mode after a switch; NVMe's view stays what vwc says."""
+        disk = [d for d in DRIVES if d["name"] == name][0]
+        if disk["transport"] == "nvme":
+            return "write back"
+        return "write back" if self.states[disk["path"]] else "write through"
+
+
+DRIVES = (
+    {"name": "sdy", "path": "/dev/cephops-sata", "transport": "sata", "write_cache": "write back"},
+    {"name": "sdz", "path": "/dev/cephops-scsi", "transport": "scsi", "write_cache": "write back"},
+    {"name": "nvme9n1", "path": "/dev/cephops-nvme", "transport": "nvme", "write_cache": "write back"},
+)
+SWITCH_OFF = {
+    "sata": ["hdparm", "-W0", "/dev/cephops-sata"],
+    "scsi": ["sdparm", "--clear=WCE", "--quiet", "/dev/cephops-scsi"],
+    "nvme": ["nvme", "set-feature", "/dev/cephops-nvme", "--namespace-id=4294967295", "--feature-id=6", "--value=0"],
+}
+SWITCH_ON = {
+    "sata": ["hdparm", "-W1", "/dev/cephops-sata"],
+    "scsi": ["sdparm", "--set=WCE", "--quiet", "/dev/cephops-scsi"],
+    "nvme": ["nvme", "set-feature", "/dev/cephops-nvme", "--namespace-id=4294967295", "--feature-id=6", "--value=1"],
+}
+
+
+class FailingJournal:
+    """A journal whose first record cannot be written: the probe stops before any write."""
+
+    def __init__(self, error):
+        self.error = error
+
+    def begin(self, *args):
+        raise self.error
+
+
+def prober(monkeypatch, drives, journal, settings=None):
+    monkeypatch.setattr(write_cache, "kernel_view", drives.kernel_view)
+    monkeypatch.setattr(write_cache, "refresh_kernel_view", drives.refresh_kernel_view)
+    return probe_utils.Prober(drives, settings or DISABLED, journal)
+
+
+def probed(disk):
+    return dict(disk, identity="id-" + disk["name"], stable_identity=True, region_nonzero_mib=0)
+
+
+@pytest.mark.parametrize("disk", DRIVES, ids=lambda d: d["transport"])
+def test_disabled_cache_is_switched_off_read_back_and_switched_on_when_the_probe_fails(
+        monkeypatch, fixture_text, disk):
+    drives = Drives(fixture_text, {disk["path"]: True})
+    probe = prober(monkeypatch, drives, FailingJournal(probe_region.JournalError("journal: disk full")))
+    result = probe.probe_all([probed(disk)])[disk["name"]]
+    switches = [argv for argv in drives.calls if argv in (SWITCH_OFF[disk["transport"]], SWITCH_ON[disk["transport"]])]
+    assert switches == [SWITCH_OFF[disk["transport"]], SWITCH_ON[disk["transport"]]]
+    # After each sdparm switch sd revalidates the disk, so it sees the cache as the drive has it.
+    assert drives.rescanned == ([disk["name"]] * 2 if disk["transport"] == "scsi" else [])
+    assert result["write_cache_disabled"] == {"original": "on", "during": "off", "after": "on", "restored": True,
+                                              "restore_error": None, "error": None}
+    assert result["error"] == "journal: disk full" and drives.states[disk["path"]] is True
+    assert probe.written == set()
+
+
+def test_the_cache_is_switched_back_on_when_the_probe_dies_of_anything(monkeypatch, fixture_text):
+    sata = DRIVES[0]
+    drives = Drives(fixture_text, {sata["path"]: True})
+    probe = prober(monkeypatch, drives, FailingJournal(RuntimeError("unexpected")))
+    with pytest.raises(RuntimeError):
+        probe.probe_all([probed(sata)])
+    assert drives.calls[-2:] == [SWITCH_ON["sata"], ["hdparm", "-W", sata["path"]]]
+    assert drives.states[sata["path"]] is True
+
+
+def test_a_drive_that_ignores_the_switch_is_not_probed_and_still_switched_back(monkeypatch, fixture_text):
+    scsi, nvme = DRIVES[1], DRIVES[2]
+    drives = Drives(fixture_text, {scsi["path"]: True, nvme["path"]: True}, ignoring=[scsi["path"]])
+    journal = FailingJournal(probe_region.JournalError("journal: disk full"))
+    results = prober(monkeypatch, drives, journal).probe_all([probed(scsi), probed(nvme)])
+    ignored = results[scsi["name"]]
+    assert ignored["write_cache_disabled"]["during"] == "on"
+    assert ignored["error"] == "write_cache disabled: the drive reports its write cache on after switching it off"
+    assert ignored["written"] is False
+    assert SWITCH_ON["scsi"] in drives.calls and ignored["write_cache_disabled"]["restored"] is True
+    # The other drive went on to the probe, which stopped at the journal.
+    assert results[nvme["name"]]["error"] == "journal: disk full"
+    assert results[nvme["name"]]["write_cache_disabled"]["during"] == "off"
+
+
+def test_a_cache_already_off_is_neither_switched_nor_switched_on(monkeypatch, fixture_text):
+    sata = DRIVES[0]
+    drives = Drives(fixture_text, {sata["path"]: False})
+    result = prober(monkeypatch, drives, FailingJournal(probe_region.JournalError("x"))).probe_all(
+        [probed(sata)])[sata["name"]]
+    assert drives.calls == [["hdparm", "-W", sata["path"]]] * 2
+    assert result["write_cache_disabled"] == {"original": "off", "during": "off", "after": "off", "restored": True,
+                                              "restore_error": None, "error": None}
+
+
+def test_an_unreadable_cache_is_not_switched_and_the_disk_not_probed(monkeypatch, fixture_text):
+    sata = DRIVES[0]
+    drives = Drives(fixture_text, {sata["path"]: True})
+    monkeypatch.setattr(write_cache, "kernel_view", drives.kernel_view)
+    monkeypatch.setattr(write_cache, "refresh_kernel_view", drives.refresh_kernel_view)
+    results = probe_utils.Prober(lambda argv: (5, "", "SG_IO: bad/missing sense data"), DISABLED, None).probe_all(
+        [probed(sata)])
+    record = results[sata["name"]]["write_cache_disabled"]
+    assert record["original"] == "unknown" and record["during"] is None
+    assert results[sata["name"]]["error"] == "write_cache disabled: write cache state unknown (hdparm): cannot measure with it disabled"
+
+
+def test_comparison_reads_each_half_back_and_does_not_measure_a_switch_the_drive_ignored(monkeypatch, fixture_text):
+    sata = DRIVES[0]
+    drives = Drives(fixture_text, {sata["path"]: True}, ignoring=[sata["path"]])
+    probe = prober(monkeypatch, drives, None, dict(SETTINGS, compare_write_cache=True))
+    caches = {sata["name"]: write_cache.read(drives, sata)}
+    comparison = probe.compare_write_cache([sata], caches, {})[sata["name"]]
+    assert comparison == {"observed": {"on": "on", "off": "on"}, "after": "on", "restored": True,
+                          "restore_error": None,
+                          "error": "the drive reports its write cache on after switching it off"}
+    assert drives.calls.count(SWITCH_OFF["sata"]) == drives.calls.count(SWITCH_ON["sata"]) == 1
+
+
+def test_a_switch_back_the_drive_ignores_is_not_called_restored(monkeypatch, fixture_text):
+    nvme = DRIVES[2]
+    drives = Drives(fixture_text, {nvme["path"]: True})
+    probe = prober(monkeypatch, drives, None)
+    probe.caches_off.append(nvme)
+    results = {nvme["name"]: {"write_cache": write_cache.read(drives, nvme),
+                              "write_cache_disabled": {"original": "on"}}}
+    drives.states[nvme["path"]] = False
+    drives.ignoring.add(nvme["path"])
+    probe.restore_write_caches(results)
+    assert results[nvme["name"]]["write_cache_disabled"] == {
+        "original": "on", "after": "off", "restored": False,
+        "restore_error": "the drive reports its write cache off after switching it back on"}
+
+
+def test_disks_without_a_drive_cache_of_their_own_are_refused_for_a_disabled_cache(snapshot):
+    disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot("host_loop_zoo")))
+    outcomes, probe = probe_utils._refuse(["loop0"], disks, set(), {}, dict(DISABLED, region=(0, 1)))
+    assert probe == [] and outcomes["loop0"]["verdict"] == "refused"
+    assert outcomes["loop0"]["reasons"] == [
+        "write_cache disabled: the drive's own write cache cannot be switched here (transport loop); only the "
+        "kernel's view (queue/write_cache) can, which stops the flushes, not the cache"]
+    outcomes, probe = probe_utils._refuse(["loop0"], disks, set(), {}, dict(SETTINGS, region=(0, 1)))
+    assert outcomes == {} and probe == [disks["loop0"]]
+
+
+def test_check_mode_says_it_would_switch_the_cache():
+    planned = probe_utils.planned_result(dict(DISK, region_nonzero_mib=0), DISABLED, ["fio"])
+    assert planned["reasons"][-1] == "check mode: would switch the drive's write cache off for the probe and back afterwards"
+    assert planned["write_cache_disabled"] is None

@@ -39,8 +39,8 @@ SAVE_FLAGS = {"--save", "-S", "-s"}
 @pytest.mark.parametrize("tool, enabled, expected", [
     ("hdparm", True, ["hdparm", "-W1", "/dev/x"]),
     ("hdparm", False, ["hdparm", "-W0", "/dev/x"]),
-    ("nvme", True, ["nvme", "set-feature", "/dev/x", "--feature-id=6", "--value=1"]),
-    ("nvme", False, ["nvme", "set-feature", "/dev/x", "--feature-id=6", "--value=0"]),
+    ("nvme", True, ["nvme", "set-feature", "/dev/x", "--namespace-id=4294967295", "--feature-id=6", "--value=1"]),
+    ("nvme", False, ["nvme", "set-feature", "/dev/x", "--namespace-id=4294967295", "--feature-id=6", "--value=0"]),
     ("sdparm", True, ["sdparm", "--set=WCE", "--quiet", "/dev/x"]),
     ("sdparm", False, ["sdparm", "--clear=WCE", "--quiet", "/dev/x"]),
 ])

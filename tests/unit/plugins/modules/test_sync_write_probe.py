@@ -82,6 +82,9 @@ def test_documentation_lists_the_allow_list_and_the_restricted_values():
     ({"adaptive_margin": 1.0}, "adaptive_margin must exceed 1"),
     ({"runtime": 0}, "runtime must be at least 1"),
     ({"cache_max_age": -1}, "cache_max_age must not be negative"),
+    ({"write_cache": "disabled", "compare_write_cache": True},
+     "write_cache=disabled and compare_write_cache exclude each other: the comparison measures with the cache on "
+     "and off itself"),
 ])
 def test_inconsistent_settings_fail_before_any_probe(run_module, args, msg):
     result = run_module(sync_write_probe.main, dict(args, devices=[]))

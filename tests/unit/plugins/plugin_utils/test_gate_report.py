@@ -345,3 +345,34 @@ def test_every_report_shows_the_power_loss_protection_verdict_with_its_reasons()
     assert [out and out.splitlines()[-1] for out in outs] == [
         "power-loss protection likely: fsync costs 0.02 ms", "power-loss protection " + said, None]
     assert gate_report.to_cephadm_spec(document).startswith("# osd1 /dev/sdc: power-loss protection %s\n" % said)
+
+
+def test_every_report_shows_how_the_write_cache_was_measured_and_whether_it_is_back():
+    disabled = {"original": "on", "during": "off", "after": "on", "restored": True, "restore_error": None,
+                "error": None}
+    compared = {"on_iops": 574.0, "off_iops": 1830.0, "faster": "off", "original": "on",
+                "observed": {"on": "on", "off": "off"}, "after": "off", "restored": False,
+                "restore_error": "the drive reports its write cache off after switching it back on", "error": None}
+    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd")], {"flash": finished_ok(
+        result("/dev/sdb", "suitable", 9000.0, write_cache_disabled=disabled),
+        result("/dev/sdc", "unsuitable", 574.0, write_cache_comparison=compared),
+        result("/dev/sdd", "suitable", 9000.0))})
+    document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
+    off = "measured disabled (the drive reported on before, off during the probe, on after)"
+    both = ("on 574, off 1 830 sync IOPS: off is faster (the drive reported on in the half measured on, off in the "
+            "half measured off, off after); NOT restored: the drive reports its write cache off after switching "
+            "it back on")
+    disks = json.loads(gate_report.to_json(document))["hosts"][0]["disks"]
+    assert [(d["write_cache_disabled"], d["write_cache_comparison"]) for d in disks] == [
+        (disabled, None), (None, compared), (None, None)]
+    table = gate_report.to_table(document).splitlines()
+    assert "write cache of /dev/sdb: " + off in table and "write cache of /dev/sdc: " + both in table
+    assert not [line for line in table if line.startswith("write cache of /dev/sdd")]
+    markdown = gate_report.to_markdown(document)
+    assert "- Write cache of osd1 /dev/sdb: %s.\n- Write cache of osd1 /dev/sdc: %s." % (off, both) in markdown
+    html = gate_report.to_html(document)
+    assert "<li>Write cache of /dev/sdb: %s</li>" % off in html and "<li>Write cache of /dev/sdc: %s</li>" % both in html
+    root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
+    outs = [c.find("system-out").text.splitlines()[-1] for c in root.iter("testcase")]
+    assert outs[:2] == ["write cache " + off, "write cache " + both]
+    assert not outs[2].startswith("write cache")

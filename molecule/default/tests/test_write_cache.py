@@ -1,0 +1,108 @@
+"""The drive's write cache switched by sync_write_probe on the emulated drives, one per tool: the
+SATA spare (hdparm; QEMU's ide-hd takes SET FEATURES 02h/82h), the SCSI spare (sdparm; scsi-hd
+takes the caching mode page) and the NVMe disk (nvme-cli; feature 6). None is a gate disk.
+
+What the drive reported during each measurement comes from the module, which reads the drive
+back after each switch; what it reports afterwards is read here with the drive's own tool.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from test_lab import whole_disk_by_serial
+from test_site_defaults import MEASURED, nvme_trouble
+
+testinfra_hosts = ["ansible://osds"]
+
+SATA_SPARE = "CEPHOPS-OPSSD-0001"
+TOOLS = {SATA_SPARE: "hdparm", "CEPHOPS-OPSCSI-0001": "sdparm", "CEPHOPS-NVME-0001": "nvme"}
+# The tool's own read of the cache, and the figure in its output that says on (1) or off (0).
+READS = {
+    "hdparm": ("hdparm -W %s", r"write-caching\s*=\s*(\d)"),
+    "sdparm": ("sdparm --get=WCE --quiet %s", r"^\s*WCE\s+(\d)"),
+    "nvme": ("nvme get-feature %s --feature-id=6", r"Current value:\s*0x0*(\d)"),
+}
+# Short: QEMU's NVMe controller has stopped completing I/O under long fio load on a starved host
+# (molecule/shared/group_vars/osds.yml). No run without fsync: it would only add load.
+PROBE = {"runtime": 2, "plp_runtime": 0, "region_size_mib": 16}
+BACKUP = "/root/cephops-test-write-cache-opssd.gpt"
+
+
+def cache_on(host, tool, disk):
+    """The drive's write cache as its tool reads it: "on" or "off"."""
+    command, pattern = READS[tool]
+    result = host.run(command, disk)
+    # sdparm exits 5 after printing the current value when the drive keeps no saved values.
+    assert result.rc in ((0, 5) if tool == "sdparm" else (0,)), result
+    found = re.search(pattern, result.stdout, re.M)
+    assert found, f"{tool} did not say whether the write cache of {disk} is on"
+    return "on" if found.group(1) == "1" else "off"
+
+
+def kernel_view(host, disk):
+    return host.file(f"/sys/block/{Path(disk).name}/queue/write_cache").content_string.strip()
+
+
+def probe(host, disk, **args):
+    result = host.ansible("cephops.osd_tuning.sync_write_probe", json.dumps(dict(PROBE, devices=[disk], **args)),
+                          check=False, become=True)
+    assert "results" in result, result
+    return result["results"][0]
+
+
+@pytest.fixture(scope="module")
+def spares(host):
+    """{serial: disk}. The probe refuses a partitioned disk, and the overprovisioning of site.yml
+    partitions the SATA spare: its partition table is set aside for these tests and put back
+    after them, byte for byte as sgdisk reads it."""
+    disks = dict((serial, whole_disk_by_serial(host, serial)) for serial in TOOLS)
+    sata = disks[SATA_SPARE]
+    name = Path(sata).name
+    partitioned = any(entry.startswith(name) for entry in host.check_output(f"ls /sys/block/{name}").split())
+    if partitioned:
+        table = host.check_output("sgdisk --print %s", sata)
+        host.check_output("sgdisk --backup=%s %s", BACKUP, sata)
+        host.check_output("sgdisk --zap-all %s && blockdev --rereadpt %s && udevadm settle", sata, sata)
+    yield disks
+    if partitioned:
+        host.check_output("sgdisk --load-backup=%s %s && blockdev --rereadpt %s && udevadm settle", BACKUP, sata, sata)
+        host.check_output("rm -f %s", BACKUP)
+        assert host.check_output("sgdisk --print %s", sata) == table
+
+
+@pytest.mark.parametrize("serial", sorted(TOOLS))
+def test_probe_with_the_cache_disabled_measures_it_off_and_switches_it_back(host, spares, serial):
+    disk, tool = spares[serial], TOOLS[serial]
+    before, view = cache_on(host, tool, disk), kernel_view(host, disk)
+    assert before == "on", f"QEMU's drives start with their cache on (cache=unsafe): {disk} is {before}"
+    trouble = nvme_trouble(host)
+    result = probe(host, disk, write_cache="disabled")
+    record = result["write_cache_disabled"]
+    assert result["verdict"] in MEASURED and result["write_iops"] > 0, result
+    assert result["write_cache"]["tool"] == tool, result["write_cache"]
+    assert record["during"] == "off", record
+    assert (record["original"], record["after"], record["restored"], record["error"]) == ("on", "on", True, None), record
+    assert result["zeroed"] is True, result
+    # Read here, not by the module: the drive's cache and the kernel's view (which decides
+    # whether fsync sends flushes) are back as they were.
+    assert (cache_on(host, tool, disk), kernel_view(host, disk)) == (before, view)
+    assert nvme_trouble(host) == trouble
+
+
+@pytest.mark.parametrize("serial", sorted(TOOLS))
+def test_comparison_measures_each_half_in_the_state_the_drive_reports_and_switches_back(host, spares, serial):
+    disk, tool = spares[serial], TOOLS[serial]
+    before, view = cache_on(host, tool, disk), kernel_view(host, disk)
+    trouble = nvme_trouble(host)
+    result = probe(host, disk, compare_write_cache=True)
+    comparison = result["write_cache_comparison"]
+    assert result["verdict"] in MEASURED, result
+    assert comparison["observed"] == {"on": "on", "off": "off"}, comparison
+    assert comparison["error"] is None and comparison["on_iops"] > 0 and comparison["off_iops"] > 0, comparison
+    assert (comparison["original"], comparison["after"], comparison["restored"]) == (before, before, True), comparison
+    assert result["zeroed"] is True, result
+    assert (cache_on(host, tool, disk), kernel_view(host, disk)) == (before, view)
+    assert nvme_trouble(host) == trouble
