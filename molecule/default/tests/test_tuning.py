@@ -24,7 +24,10 @@ SCHEDULERS = {
     "CEPHOPS-HDD-0001": "mq-deadline",
     "CEPHOPS-NVME-0001": "none",  # the bookworm guest starts NVMe on mq-deadline: udev must change it
     "CEPHOPS-VIRTIO-0001": "none",
+    "CEPHOPS-OPVIRT-0001": "bfq",  # its serial rule: bfq is a module, loaded at boot by the role's file
 }
+BFQ_SERIAL = "CEPHOPS-OPVIRT-0001"
+MODULES_LOAD = "/etc/modules-load.d/cephops-io-scheduler.conf"
 WWN_SERIAL, = WWN  # tuned by a disk rule that matches its WWN
 # By class, but the two SSD models by their model rules (max_sectors_kb_models in the lab's
 # group_vars) and the spare SSD by its WWN rule (max_sectors_kb_overrides).
@@ -79,6 +82,28 @@ def test_model_rules_tune_the_slow_ssd_after_reboot(host):
         assert queue(host, SLOW_SERIAL, "iosched/" + tunable) == str(value), tunable
     sectors = model_entry(host, variables["max_sectors_kb_models"], SLOW_SERIAL)
     assert queue(host, SLOW_SERIAL, "max_sectors_kb") == str(sectors["max_sectors_kb"]) != "64"
+
+
+def test_bfq_is_loaded_at_boot_by_the_roles_modules_load_file(host):
+    # A module, not built in: otherwise nothing here would need loading.
+    kernel = host.check_output("uname -r")
+    assert "/bfq.ko" not in host.file(f"/lib/modules/{kernel}/modules.builtin").content_string
+    assert host.check_output("modinfo -F filename bfq").startswith("/lib/modules/")
+    loaded = host.file(MODULES_LOAD)
+    assert loaded.content_string.startswith("# Managed by role cephops.osd_tuning.io_scheduler")
+    assert "bfq" in loaded.content_string.split("\n")
+    assert loaded.user == "root" and loaded.mode == 0o644
+    # systemd-modules-load read the file this boot and inserted bfq, before udev's rule wanted it.
+    journal = host.check_output("journalctl -b -o cat -u systemd-modules-load.service")
+    assert "Inserted module 'bfq'" in journal, journal
+    assert host.file("/sys/module/bfq").is_directory
+
+
+def test_bfq_disk_keeps_its_serial_rule_tunable_after_reboot(host):
+    rule, = [o for o in host.ansible.get_variables()["io_scheduler_overrides"] if o.get("serial") == BFQ_SERIAL]
+    assert active_scheduler(host, BFQ_SERIAL) == rule["scheduler"] == "bfq"
+    for tunable, value in rule["tunables"].items():
+        assert queue(host, BFQ_SERIAL, "iosched/" + tunable) == str(value), tunable
 
 
 def test_clamped_nvme_keeps_its_max_hw_sectors_kb_after_reboot(host):

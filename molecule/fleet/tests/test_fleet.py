@@ -27,8 +27,11 @@ RECORDS = ("/var/lib/cephops-osd-tuning/io_scheduler-queues.json",
            "/var/lib/cephops-osd-tuning/mount_options.json",
            "/var/lib/cephops-osd-tuning/overprovision-hpa.json",
            "/var/lib/cephops-osd-tuning/overprovision-partition.json",
-           "/var/lib/cephops-osd-tuning/overprovision-nvme_namespace.json")
-RULES = ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
+           "/var/lib/cephops-osd-tuning/overprovision-nvme_namespace.json",
+           "/var/lib/cephops-osd-tuning/io_scheduler-modules.json")
+# The udev rules and the modules-load.d file that loads bfq (the lab puts one disk on bfq).
+RULES = ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules",
+         "/etc/modules-load.d/cephops-io-scheduler.conf")
 
 
 # By serial, read when the play ran: the kernel names of the SATA and SCSI disks can change at
@@ -121,6 +124,10 @@ def test_rollback_restored_kernel_defaults_after_reboot(host):
     assert "[mq-deadline]" in host.file(f"/sys/block/{fast}/queue/scheduler").content_string
     assert host.file(f"/sys/block/{fast}/queue/max_sectors_kb").content_string.strip() == \
         host.file(f"/sys/block/{fast}/queue/max_hw_sectors_kb").content_string.strip()
+    # Nothing loads bfq any more: its disk is back on the kernel's choice.
+    assert not host.file("/sys/module/bfq").exists
+    spare = Path(whole_disk_by_serial(host, "CEPHOPS-OPVIRT-0001")).name
+    assert "[bfq]" not in host.file(f"/sys/block/{spare}/queue/scheduler").content_string
 
 
 def test_rollback_restored_fstab_and_mounts(host):
