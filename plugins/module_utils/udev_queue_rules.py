@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""udev rules that set block queue attributes, rendered from structured input.
+"""udev rules that set block queue attributes, or run a program, rendered from structured input.
 
 Rules are built from data, never pasted from text, so that a disk model or serial holding a
 quote or a newline can never end a rule early or add one. ``render`` is pure; ``check``
@@ -29,8 +29,8 @@ def check(rules):
         where = "rule %d" % (index + 1)
         if not rule.get("match"):
             errors.append("%s: needs at least one match key (a rule for every disk is never meant)" % where)
-        if not rule.get("attributes"):
-            errors.append("%s: sets no attribute" % where)
+        if not rule.get("attributes") and not rule.get("run"):
+            errors.append("%s: sets no attribute and runs nothing" % where)
         for key, value in (rule.get("match") or {}).items():
             if not MATCH_KEY.match(str(key)):
                 errors.append("%s: match key %r is not one of KERNEL, ENV{X}, ATTR{x}, ATTRS{x}" % (where, key))
@@ -43,9 +43,31 @@ def check(rules):
             if UNSAFE_VALUE.search(str(value)) or str(value) == "":
                 errors.append("%s: value %r of %s is empty or holds a quote, backslash or line break"
                               % (where, value, attr))
+        errors.extend(check_run(where, rule.get("run") or []))
         if re.search(r"[\n\r]", str(rule.get("comment") or "")):
             errors.append("%s: comment must be one line" % where)
     return errors
+
+
+def check_run(where, commands):
+    """What is wrong with a rule's programs: each an argv list whose program is an absolute path
+    (udev looks for a bare name in its own directory only) and whose words hold no quote,
+    backslash or line break (udev splits RUN on spaces; a word with a space is single-quoted)."""
+    errors = []
+    for argv in commands:
+        if not argv or not str(argv[0]).startswith("/"):
+            errors.append("%s: runs %r, not a program by its absolute path" % (where, argv))
+            continue
+        for word in argv:
+            if str(word) == "" or UNSAFE_VALUE.search(str(word)) or "'" in str(word):
+                errors.append("%s: program word %r is empty or holds a quote, backslash or line break"
+                              % (where, word))
+    return errors
+
+
+def run_value(argv):
+    """A RUN value from an argv list: words joined by spaces, a word with whitespace single-quoted."""
+    return " ".join("'%s'" % word if re.search(r"\s", str(word)) else str(word) for word in argv)
 
 
 # udev runs rules files in the lexical order of their names, and a disk's ID_SERIAL_SHORT and
@@ -79,6 +101,9 @@ def render(rules, header):
             lines.append("# %s" % rule["comment"])
         parts = [RULE_PREFIX]
         parts.extend('%s=="%s"' % (key, value) for key, value in sorted(rule["match"].items()))
-        parts.extend('ATTR{queue/%s}="%s"' % (attr, value) for attr, value in _ordered_attributes(rule["attributes"]))
+        parts.extend('ATTR{queue/%s}="%s"' % (attr, value)
+                     for attr, value in _ordered_attributes(rule.get("attributes") or {}))
+        # udev runs programs after every rule of the event, in the order they were added.
+        parts.extend('RUN+="%s"' % run_value(argv) for argv in rule.get("run") or [])
         lines.append(", ".join(parts))
     return "\n".join(lines) + "\n"

@@ -15,7 +15,8 @@ version_added: 0.1.0
 description:
   - Owns one udev rules file whose rules set block queue attributes
     (C(ATTR{queue/scheduler}), C(ATTR{queue/max_sectors_kb}), C(ATTR{queue/iosched/fifo_batch}), ...)
-    on whole disks, when they appear at boot and on every later change event.
+    or run a program (C(RUN), for example a drive's write cache tool) on whole disks, when they
+    appear at boot and on every later change event.
   - Rules are given as data (match keys and attributes), never as text, and are checked before
     anything is written. A value holding a quote, backslash or line break, a match key other
     than C(KERNEL), C(ENV{X}), C(ATTR{x}), C(ATTRS{x}), or a rule without any match is refused,
@@ -55,9 +56,22 @@ options:
         type: dict
         required: true
       attributes:
-        description: Queue attribute to value, for example C(scheduler) to V(none) and C(iosched/fifo_batch) to V(1).
+        description:
+          - Queue attribute to value, for example C(scheduler) to V(none) and C(iosched/fifo_batch) to V(1).
+          - A rule needs attributes, O(rules[].run), or both.
         type: dict
-        required: true
+        default: {}
+      run:
+        description:
+          - Programs udev runs for the disk, each as an argument list, after every rule of the
+            event, in order; C($devnode) and C($devpath) are udev's substitutions.
+          - A program given by name is looked up on the host (as C(hdparm) becomes
+            C(/usr/sbin/hdparm)), since udev finds a bare name only in its own directory; a
+            program that is not installed is refused. A word holding a quote, backslash or line
+            break is refused.
+        type: list
+        elements: list
+        default: []
       comment:
         description: One line written above the rule.
         type: str
@@ -119,6 +133,15 @@ EXAMPLES = r"""
         attributes: {scheduler: mq-deadline, "iosched/fifo_batch": 1}
     trigger: [sda, sdb]
     record: /var/lib/cephops-osd-tuning/udev_queue_rules.json
+
+- name: A SATA SSD's write cache off whenever it appears (hdparm by name, found on the host)
+  cephops.osd_tuning.udev_queue_rules:
+    path: /etc/udev/rules.d/62-cephops-write-cache.rules
+    rules:
+      - match: {"ENV{ID_SERIAL_SHORT}": S3Z8NB0K123456}
+        run: [[hdparm, -W0, $devnode]]
+    trigger: [sdb]
+    record: /var/lib/cephops-osd-tuning/write_cache.json
 
 - name: Put back what was there before
   cephops.osd_tuning.udev_queue_rules:
@@ -188,13 +211,27 @@ def _apply(module, names):
             module.fail_json(msg="%s failed: %s" % (" ".join(argv[1:3]), (err or out).strip()), changed=True)
 
 
+def _resolve_programs(module, rules):
+    """Each program given by name, as its absolute path on this host."""
+    for rule in rules:
+        for argv in rule["run"]:
+            if argv and not str(argv[0]).startswith("/"):
+                program = module.get_bin_path(str(argv[0]))
+                if not program:
+                    module.fail_json(msg="rules refused, nothing written: %s is not installed on this host, so "
+                                         "udev could not run it" % argv[0])
+                argv[0] = program
+    return rules
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
             path=dict(type="path", required=True),
             rules=dict(type="list", elements="dict", default=[], options=dict(
                 match=dict(type="dict", required=True),
-                attributes=dict(type="dict", required=True),
+                attributes=dict(type="dict", default={}),
+                run=dict(type="list", elements="list", default=[]),
                 comment=dict(type="str"),
             )),
             owner=dict(type="str", default="cephops.osd_tuning"),
@@ -219,6 +256,7 @@ def main():
         wanted = managed_file.restored(record, path, current)
         present, content = wanted is not None, wanted or ""
     elif params["state"] == "present":
+        _resolve_programs(module, params["rules"])
         errors = rules_utils.check(params["rules"]) + rules_utils.check_order(path, params["rules"])
         if errors:
             module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)

@@ -200,6 +200,27 @@ def test_the_rollback_entry_point_removes_the_verdict_cache(loop_disks, gate):
     assert not gate.cache_dir.exists()
 
 
+def test_persisting_the_faster_write_cache_writes_no_rule_for_a_disk_only_the_kernel_sees(loop_disks, gate, tmp_path):
+    # A loop disk's cache is the kernel's view alone: compared, but never kept off at boot.
+    disk, rules = loop_disks(), tmp_path / "62-cephops-write-cache.rules"
+    run = gate.play([disk], disk_gate_compare_write_cache=True, disk_gate_persist_write_cache=True,
+                    disk_gate_write_cache_rules_file=str(rules), disk_gate_record_dir=str(tmp_path / "records"))
+    assert run.rc == 0, run.failures
+    assert run.disk(disk.path)["write_cache_comparison"]["faster"] in ("on", "off")
+    lines = run.task("Say which disks keep a setting")["msg"]
+    assert lines == ["%s: write cache not kept: only the kernel's view of its write cache exists (transport loop): "
+                     "no drive tool switches it" % disk.path], lines
+    assert run.task("Apply the settings now and at every boot")["changed"] is False
+    assert not rules.exists()
+
+
+def test_persisting_needs_the_comparison(loop_disks, gate, tmp_path):
+    run = gate.play([loop_disks()], disk_gate_persist_write_cache=True,
+                    disk_gate_write_cache_rules_file=str(tmp_path / "62-test.rules"))
+    assert run.rc != 0 and "set disk_gate_compare_write_cache too" in " ".join(run.failures), run.failures
+    assert not (tmp_path / "62-test.rules").exists()
+
+
 def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):
     disk = loop_disks()
     run = gate.play([disk], IMPOSSIBLE, disk_gate_hdd_policy="skip")

@@ -122,3 +122,21 @@ def test_restore_without_a_record_removes_only_a_file_with_the_header(tmp_path):
     theirs.write_text('KERNEL=="sd*", ATTR{queue/scheduler}="bfq"\n')
     assert rules_file(ours, record=str(record), restore=True)["changed"] is True and not ours.exists()
     assert rules_file(theirs, record=str(record), restore=True)["changed"] is False and theirs.exists()
+
+
+def test_a_program_given_by_name_runs_by_its_path_on_the_host(tmp_path):
+    path = tmp_path / "62-test.rules"
+    rule = {"match": {"ENV{ID_SERIAL_SHORT}": "S1"}, "run": [["hdparm", "-W0", "$devnode"]]}
+    result = rules_file(path, rules=[rule])
+    assert result["changed"] is True, result
+    hdparm = [d + "/hdparm" for d in ("/usr/sbin", "/sbin", "/usr/bin", "/bin") if os.path.exists(d + "/hdparm")][0]
+    assert path.read_text().splitlines()[-1].endswith(', RUN+="%s -W0 $devnode"' % hdparm)
+
+
+def test_a_program_the_host_does_not_have_is_refused_and_nothing_written(tmp_path):
+    path = tmp_path / "62-test.rules"
+    rule = {"match": {"ENV{ID_SERIAL_SHORT}": "S1"}, "run": [["cephops-no-such-tool", "$devnode"]]}
+    result = rules_file(path, rules=[rule])
+    assert result["failed"] is True
+    assert "cephops-no-such-tool is not installed on this host" in result["msg"], result
+    assert not path.exists()

@@ -7,13 +7,17 @@ back after each switch; what it reports afterwards is read here with the drive's
 """
 
 import json
+import os
 import re
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 from test_lab import whole_disk_by_serial
-from test_site_defaults import MEASURED, nvme_trouble
+from test_site_defaults import MEASURED, modulerun, nvme_trouble
 
 testinfra_hosts = ["ansible://osds"]
 
@@ -106,3 +110,63 @@ def test_comparison_measures_each_half_in_the_state_the_drive_reports_and_switch
     assert result["zeroed"] is True, result
     assert (cache_on(host, tool, disk), kernel_view(host, disk)) == (before, view)
     assert nvme_trouble(host) == trouble
+
+
+PERSIST = Path(__file__).parent / "persist_write_cache.yml"
+PERSIST_RULES = "/etc/udev/rules.d/62-cephops-write-cache-test.rules"
+PERSIST_RECORD = "/var/lib/cephops-write-cache-test/disk_gate-write-cache.json"
+
+
+def persist_play(host, spares, rollback=False):
+    """This host's results of persist_write_cache.yml's tasks, by task name."""
+    hostname = host.backend.get_hostname()
+    argv = ["ansible-playbook", "-i", os.environ["MOLECULE_INVENTORY_FILE"], "--limit", hostname,
+            "-e", json.dumps({"rollback": rollback, "spares": sorted(spares.values())}), str(PERSIST)]
+    done = subprocess.run(argv, capture_output=True, text=True, env=modulerun.json_env(), check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    return dict((task["task"]["name"].split(" : ")[-1], task["hosts"].get(hostname, {}))
+                for play in json.loads(done.stdout)["plays"] for task in play["tasks"])
+
+
+def switch(host, tool, disk, setting):
+    """The drive's cache switched by hand with its tool, the kernel's view refreshed for sdparm."""
+    argv = write_cache.set_command(tool, disk, setting == "on")
+    host.check_output(" ".join(shlex.quote(word) for word in argv))
+    if tool == "sdparm":
+        host.check_output(f"echo 1 > /sys/block/{Path(disk).name}/device/rescan")
+    assert cache_on(host, tool, disk) == setting
+
+
+def test_the_faster_setting_is_kept_at_boot_by_the_gates_rules_and_rolled_back(host, spares):
+    tasks = persist_play(host, spares)
+    persisted = {p["device"]: p for p in tasks["Plan a udev rule per compared disk"]["ansible_facts"][
+        "disk_gate_write_cache_persisted"]["persisted"]}
+    assert sorted(persisted) == sorted(spares.values()), tasks["Say which disks keep a setting, and why others do not"]
+    text = host.file(PERSIST_RULES).content_string
+    assert text.startswith("# Managed by role cephops.osd_tuning.disk_gate.")
+    faster = {}
+    for serial, disk in spares.items():
+        tool, faster[serial] = TOOLS[serial], persisted[disk]["write_cache"]
+        assert persisted[disk]["tool"] == tool
+        assert 'ENV{ID_SERIAL_SHORT}=="%s"' % serial in text
+        # udev ran the rule for the disk when the module replayed its change event.
+        assert cache_on(host, tool, disk) == faster[serial], serial
+        # Set by hand the other way, so after the reboot only the rule can have set it back.
+        switch(host, tool, disk, "off" if faster[serial] == "on" else "on")
+
+    host.ansible("ansible.builtin.reboot", "reboot_timeout=600", check=False, become=True)
+    for serial in spares:
+        # Kernel names may differ after a reboot.
+        disk, tool = whole_disk_by_serial(host, serial), TOOLS[serial]
+        assert cache_on(host, tool, disk) == faster[serial], serial
+        if tool != "nvme":  # NVMe's view follows the controller's vwc field, not the feature
+            assert kernel_view(host, disk) == ("write back" if faster[serial] == "on" else "write through"), serial
+
+    tasks = persist_play(host, {s: whole_disk_by_serial(host, s) for s in spares}, rollback=True)
+    assert tasks["Put back what the write cache rules file replaced (no file, as a rule)"]["changed"] is True
+    assert not host.file(PERSIST_RULES).exists and not host.file(PERSIST_RECORD).exists
+    # The drives keep the setting until a power cycle: back on by hand, as the lab found them.
+    for serial in spares:
+        disk = whole_disk_by_serial(host, serial)
+        if cache_on(host, TOOLS[serial], disk) == "off":
+            switch(host, TOOLS[serial], disk, "on")

@@ -1,0 +1,64 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The faster write cache setting of each compared disk, kept at every boot by a udev rule that
+runs the drive's own tool (the commands of the comparison, which never save to the drive).
+
+A disk is left out, with the reason, when its comparison did not end cleanly, when only the
+kernel's view of its cache exists (loop, virtio: turning that view off stops the flushes a
+volatile cache behind it needs), or when it has neither serial nor WWN to match at boot.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
+
+# After sdparm, sd sees the new mode page only once the disk is revalidated (write_cache.py);
+# udev's ATTR{} assignments happen before any RUN, so the rescan is a program of its own.
+RESCAN = ["/bin/sh", "-c", "echo 1 > /sys$devpath/device/rescan"]
+
+
+def _skip_reason(disk, comparison, tool):
+    if comparison.get("error") or not comparison.get("restored") or comparison.get("faster") not in ("on", "off"):
+        return "its write cache comparison did not end cleanly: %s" % (
+            comparison.get("error") or comparison.get("restore_error") or "no faster setting")
+    if tool == "sysfs":
+        return ("only the kernel's view of its write cache exists (transport %s): no drive tool "
+                "switches it" % disk.get("transport"))
+    if not disk.get("serial") and not disk.get("wwn"):
+        return "no serial or WWN for a udev rule to match at boot"
+    return None
+
+
+def plan(disks):
+    """{"rules": rules for udev_queue_rules, "trigger": kernel names, "persisted": [...],
+    "skipped": [{"device", "reason"}], "lines": one per disk for the play's output} from the
+    gate's disk entries (disk_gate_result.disks)."""
+    rules, trigger, persisted, skipped, lines = [], [], [], [], []
+    for disk in disks:
+        comparison = disk.get("write_cache_comparison")
+        if not comparison:
+            continue
+        tool = write_cache.tool_for(disk.get("transport"))
+        reason = _skip_reason(disk, comparison, tool)
+        if reason:
+            skipped.append({"device": disk["device"], "reason": reason})
+            lines.append("%s: write cache not kept: %s" % (disk["device"], reason))
+            continue
+        setting = comparison["faster"]
+        match = {"ENV{ID_SERIAL_SHORT}": disk["serial"]} if disk.get("serial") else {"ENV{ID_WWN}": disk["wwn"]}
+        run = [write_cache.set_command(tool, "$devnode", setting == "on")]
+        if tool == "sdparm":
+            run.append(RESCAN)
+        # The comment names neither the kernel name nor the figures, which change from run to
+        # run: the file changes only when a setting does.
+        rules.append({"comment": "write cache %s: the faster setting in the gate's comparison" % setting,
+                      "match": match, "run": run})
+        lines.append("%s: write cache %s (%d sync IOPS on, %d off), now and at every boot (%s)" % (
+            disk["device"], setting, comparison["on_iops"], comparison["off_iops"], tool))
+        trigger.append(disk["name"])
+        persisted.append({"device": disk["device"], "write_cache": setting, "tool": tool,
+                          "on_iops": comparison["on_iops"], "off_iops": comparison["off_iops"]})
+    return {"rules": rules, "trigger": trigger, "persisted": persisted, "skipped": skipped, "lines": lines}
