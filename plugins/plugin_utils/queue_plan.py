@@ -150,10 +150,11 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
             rules.append(dict(comment="model %s" % entry["model"], match=match,
                               attributes=attributes_for(entry[attribute], entry.get("tunables"))))
     for override in reversed(list(overrides)):
-        key, identity = ("ENV{ID_SERIAL_SHORT}", override["serial"]) if override.get("serial") \
-            else ("ENV{ID_WWN}", override["wwn"])
-        rules.append(dict(comment="disk %s" % identity, match={key: identity},
-                          attributes=attributes_for(override[attribute], override.get("tunables"))))
+        identity = override.get("serial") or override["wwn"]
+        matches = serial_matches(identity) if override.get("serial") else [{"ENV{ID_WWN}": identity}]
+        for match in matches:
+            rules.append(dict(comment="disk %s" % identity, match=match,
+                              attributes=attributes_for(override[attribute], override.get("tunables"))))
     # udev cannot take min(value, max_hw_sectors_kb): clamped disks get a rule of their own.
     for disk, value in clamped:
         match = _identity_match(disk)
@@ -180,9 +181,16 @@ def model_matches(pattern):
     return [{"KERNEL": "sd*", "ENV{ID_MODEL}": udev_pattern}, {"KERNEL": "nvme*", "ATTRS{model}": padded}]
 
 
+def serial_matches(serial):
+    """The udev matches of a disk by serial, one rule each: ENV{ID_SERIAL_SHORT} for SCSI, ATA
+    and NVMe disks; a virtio disk has only ENV{ID_SERIAL} (60-persistent-storage.rules), which
+    for the others holds the model too."""
+    return [{"ENV{ID_SERIAL_SHORT}": serial}, {"KERNEL": "vd*", "ENV{ID_SERIAL}": serial}]
+
+
 def _identity_match(disk):
     if disk.get("serial"):
-        return {"ENV{ID_SERIAL_SHORT}": disk["serial"]}
+        return serial_matches(disk["serial"])[1 if disk["name"].startswith("vd") else 0]
     if disk.get("wwn"):
         return {"ENV{ID_WWN}": disk["wwn"]}
     return None

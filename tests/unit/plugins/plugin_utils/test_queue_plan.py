@@ -91,7 +91,8 @@ def test_disk_tunables_win_over_model_and_class():
     overrides = [{"serial": "CEPHOPS-HDD-0001", "scheduler": "mq-deadline", "tunables": {"fifo_batch": 2}}]
     result = queue_plan.plan(ZOO, "scheduler", CLASSES, models, overrides, extra={"hdd": {"fifo_batch": 8}})
     assert {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline", "iosched/fifo_batch": 2}} in result["queues"]
-    assert [r["attributes"].get("iosched/fifo_batch") for r in result["rules"]] == [None, 8, None, 4, 4, 2]  # a model gives an sd* and an nvme* rule
+    # A model gives an sd* and an nvme* rule, a serial one by ID_SERIAL_SHORT and one for virtio.
+    assert [r["attributes"].get("iosched/fifo_batch") for r in result["rules"]] == [None, 8, None, 4, 4, 2, 2]
 
 
 def test_tunables_are_per_class_and_only_for_managed_classes():
@@ -114,7 +115,7 @@ def test_the_first_matching_entry_wins_now_and_at_boot():
     assert [r["comment"] for r in result["rules"]][-4:] == ["model CEPHOPS*"] * 2 + ["model CEPHOPS HDD"] * 2
     result = queue_plan.plan([sdb], "scheduler", CLASSES, models, overrides)
     assert result["chosen"]["sdb"] == {"value": "none", "source": "disk CEPHOPS-HDD-0001"}
-    assert [r["comment"] for r in result["rules"]][-2:] == ["disk 0x5000c500a1b2c3d4", "disk CEPHOPS-HDD-0001"]
+    assert [r["comment"] for r in result["rules"]][-3:] == ["disk 0x5000c500a1b2c3d4"] + ["disk CEPHOPS-HDD-0001"] * 2
 
 
 def test_rendered_rule_sets_the_scheduler_then_its_tunables():
@@ -132,10 +133,13 @@ def test_rules_cover_classes_models_and_disks_in_that_order():
     rules = queue_plan.plan(ZOO, "scheduler", CLASSES, [{"model": "CEPHOPS HDD", "scheduler": "bfq"}],
                             [{"serial": "CEPHOPS-NVME-0001", "scheduler": "mq-deadline"}])["rules"]
     assert [r["comment"] for r in rules] == ["class ssd", "class hdd", "class nvme", "model CEPHOPS HDD",
-                                             "model CEPHOPS HDD", "disk CEPHOPS-NVME-0001"]
+                                             "model CEPHOPS HDD", "disk CEPHOPS-NVME-0001", "disk CEPHOPS-NVME-0001"]
     assert rules[3]["match"] == {"KERNEL": "sd*", "ENV{ID_MODEL}": "CEPHOPS_HDD"}
     assert rules[4]["match"] == {"KERNEL": "nvme*", "ATTRS{model}": "CEPHOPS HDD*"}
     assert rules[5]["match"] == {"ENV{ID_SERIAL_SHORT}": "CEPHOPS-NVME-0001"}
+    # udev gives a virtio disk's serial as ID_SERIAL only: without this rule a serial rule never
+    # reached a virtio disk at boot or at a change event.
+    assert rules[6]["match"] == {"KERNEL": "vd*", "ENV{ID_SERIAL}": "CEPHOPS-NVME-0001"}
 
 
 # Two ATA models whose first 16 characters, all that sysfs keeps of them, are the same.
@@ -217,3 +221,9 @@ def test_changing_lists_disks_whose_value_differs():
     assert queue_plan.plan(disks, "max_sectors_kb", {"ssd": 64})["changing"] == ["sda"]
     schedulers = [dict(disk("sda", "sata"), scheduler="mq-deadline"), dict(disk("nvme0n1", "nvme"), scheduler="none")]
     assert queue_plan.plan(schedulers, "scheduler", CLASSES)["changing"] == ["sda"]
+
+
+def test_a_clamped_virtio_disk_is_matched_by_the_serial_udev_gives_it():
+    disks = [dict(disk("vdb", "virtio", serial="VIRT-A"), max_hw_sectors_kb=128)]
+    result = queue_plan.plan(disks, "max_sectors_kb", {"virtio": 1024})
+    assert result["rules"][-1]["match"] == {"KERNEL": "vd*", "ENV{ID_SERIAL}": "VIRT-A"}
