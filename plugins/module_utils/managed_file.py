@@ -19,6 +19,25 @@ HEADER = "Managed by %s. Local changes are overwritten."
 MANAGED = re.compile(r"# Managed by .*\. Local changes are overwritten\.\n")
 # Per file, its content before the module first changed it; None: there was none.
 RECORD_SECTIONS = {"files": {}}
+# The options of doc fragment cephops.osd_tuning.managed_file, for AnsibleModule.
+ARGUMENT_SPEC = dict(
+    owner=dict(type="str", default="cephops.osd_tuning"),
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    backup=dict(type="bool", default=True),
+    record=dict(type="path"),
+    restore=dict(type="bool", default=False),
+)
+REQUIRED_IF = [("restore", True, ("record",))]
+
+
+def load_record(module):
+    """The module's record (None without O(record)); a file that is not one fails the module."""
+    if not module.params["record"]:
+        return None
+    try:
+        return records.load(module.params["record"], RECORD_SECTIONS)
+    except records.RecordError as exc:
+        module.fail_json(msg=str(exc))
 
 
 def original(current):

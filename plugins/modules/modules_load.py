@@ -24,6 +24,7 @@ author:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - cephops.osd_tuning.attributes
+  - cephops.osd_tuning.managed_file
 options:
   path:
     description: The file, usually C(/etc/modules-load.d/<name>.conf).
@@ -34,39 +35,12 @@ options:
     type: list
     elements: str
     default: []
-  owner:
-    description: Who owns the file; written into its header.
-    type: str
-    default: cephops.osd_tuning
-  state:
-    description: V(present) writes the file, V(absent) removes it (after a backup).
-    type: str
-    choices: [present, absent]
-    default: present
   load:
     description:
       - With O(state=present), load each module of O(modules) now that C(/proc/modules) does
         not list. A kernel without loadable module support (no C(/proc/modules)) has everything
         it offers built in, so nothing is loaded there.
       - Modules are never unloaded, also not by O(restore) or O(state=absent).
-    type: bool
-    default: true
-  record:
-    description:
-      - JSON file that keeps, per path, what was at O(path) before the module first changed it
-        (no file, or the other content it replaced), so O(restore) can put it back. A file that
-        carries the module's header is the module's own.
-    type: path
-  restore:
-    description:
-      - Put back what O(record) holds for O(path) (remove the file when there was none), then
-        drop it from the record; the record file goes once empty. A file the record does not
-        hold is removed when it carries the module's header, and left alone otherwise.
-        Requires O(record); O(modules), O(state) and O(load) are not used.
-    type: bool
-    default: false
-  backup:
-    description: Keep a timestamped copy of a file that is replaced or removed.
     type: bool
     default: true
 seealso:
@@ -111,7 +85,7 @@ loaded:
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, managed_file, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, managed_file
 
 PROC_MODULES = "/proc/modules"
 MODULE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -141,14 +115,10 @@ def main():
         argument_spec=dict(
             path=dict(type="path", required=True),
             modules=dict(type="list", elements="str", default=[]),
-            owner=dict(type="str", default="cephops.osd_tuning"),
-            state=dict(type="str", choices=["present", "absent"], default="present"),
             load=dict(type="bool", default=True),
-            backup=dict(type="bool", default=True),
-            record=dict(type="path"),
-            restore=dict(type="bool", default=False),
+            **managed_file.ARGUMENT_SPEC
         ),
-        required_if=[("restore", True, ("record",))],
+        required_if=managed_file.REQUIRED_IF,
         supports_check_mode=True,
     )
     module.run_command_environ_update = {"LC_ALL": "C"}
@@ -156,10 +126,7 @@ def main():
     refused = [name for name in params["modules"] if not MODULE_NAME.match(name)]
     if refused:
         module.fail_json(msg="not kernel module names, nothing written: %s" % ", ".join(refused))
-    try:
-        record = records.load(params["record"], managed_file.RECORD_SECTIONS) if params["record"] else None
-    except records.RecordError as exc:
-        module.fail_json(msg=str(exc))
+    record = managed_file.load_record(module)
     current = blockdev.read_file(path)
     if params["restore"]:
         wanted = managed_file.restored(record, path, current)

@@ -31,6 +31,7 @@ author:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - cephops.osd_tuning.attributes
+  - cephops.osd_tuning.managed_file
 options:
   path:
     description:
@@ -75,34 +76,6 @@ options:
       comment:
         description: One line written above the rule.
         type: str
-  owner:
-    description: Who owns the file; written into its header.
-    type: str
-    default: cephops.osd_tuning
-  state:
-    description: V(present) writes the file, V(absent) removes it (after a backup).
-    type: str
-    choices: [present, absent]
-    default: present
-  record:
-    description:
-      - JSON file that keeps, per rules file, what was at O(path) before the module first
-        changed it (no file, or the other content it replaced), so O(restore) can put it back.
-        A file that carries the module's header is the module's own, from before it kept a
-        record, and no file was there before it.
-    type: path
-  restore:
-    description:
-      - Put back what O(record) holds for O(path) (remove the file when there was none), then
-        drop it from the record; the record file goes once empty. A rules file the record
-        does not hold is removed when it carries the module's header, and left alone
-        otherwise. Requires O(record); O(rules) and O(state) are not used.
-    type: bool
-    default: false
-  backup:
-    description: Keep a timestamped copy of a file that is replaced or removed.
-    type: bool
-    default: true
   reload:
     description:
       - After a change, run C(udevadm control --reload), replay a change event for O(trigger)
@@ -177,7 +150,7 @@ triggered:
 import os
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, managed_file, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, managed_file
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev_queue_rules as rules_utils
 
 UDEV_CONTROL = "/run/udev/control"
@@ -234,23 +207,16 @@ def main():
                 run=dict(type="list", elements="list", default=[]),
                 comment=dict(type="str"),
             )),
-            owner=dict(type="str", default="cephops.osd_tuning"),
-            state=dict(type="str", choices=["present", "absent"], default="present"),
-            backup=dict(type="bool", default=True),
             reload=dict(type="bool", default=True),
             trigger=dict(type="list", elements="str", default=[]),
-            record=dict(type="path"),
-            restore=dict(type="bool", default=False),
+            **managed_file.ARGUMENT_SPEC
         ),
-        required_if=[("restore", True, ("record",))],
+        required_if=managed_file.REQUIRED_IF,
         supports_check_mode=True,
     )
     module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     path, params = module.params["path"], module.params
-    try:
-        record = records.load(params["record"], managed_file.RECORD_SECTIONS) if params["record"] else None
-    except records.RecordError as exc:
-        module.fail_json(msg=str(exc))
+    record = managed_file.load_record(module)
     current = blockdev.read_file(path)
     if params["restore"]:
         wanted = managed_file.restored(record, path, current)
