@@ -14,7 +14,7 @@ version_added: 0.1.0
 description:
   - From the gate's disk entries (C(disk_gate_result.disks)), for each disk whose write cache
     comparison ended cleanly, a rule for P(cephops.osd_tuning.udev_queue_rules#module) that
-    matches the disk by serial (or WWN) and runs its drive's tool with the faster setting,
+    matches the disk by serial (or WWN) when it appears and runs its drive's tool with the faster setting,
     C(hdparm -W), C(sdparm --set/--clear WCE) followed by a rescan so the kernel sees the
     change, or C(nvme set-feature) for the volatile write cache feature. None saves to the drive.
   - A disk is skipped, with its reason, when its comparison failed or did not restore the drive,

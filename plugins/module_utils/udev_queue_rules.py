@@ -14,8 +14,11 @@ __metaclass__ = type
 
 import re
 
-# Every rule acts on whole block disks only, as they appear and whenever udev re-runs.
-RULE_PREFIX = 'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk"'
+# Every rule acts on whole block disks only, as they appear and, unless it says "add" alone,
+# whenever udev re-runs. A rule that runs a program which itself can cause a change event (a
+# rescan) must say "add", or the two would chase each other.
+RULE_PREFIX = 'ACTION=="%s", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk"'
+ACTIONS = ("add|change", "add")
 MATCH_KEY = re.compile(r"^(KERNEL|ENV\{[A-Z0-9_]+\}|ATTR\{[a-z0-9_/]+\}|ATTRS\{[a-z0-9_]+\})$")
 QUEUE_ATTRIBUTE = re.compile(r"^[a-z0-9_]+(/[a-z0-9_]+)?$")
 # udev values are double-quoted; a quote, backslash or line break would change the rule.
@@ -43,6 +46,8 @@ def check(rules):
             if UNSAFE_VALUE.search(str(value)) or str(value) == "":
                 errors.append("%s: value %r of %s is empty or holds a quote, backslash or line break"
                               % (where, value, attr))
+        if rule.get("action", ACTIONS[0]) not in ACTIONS:
+            errors.append("%s: action %r is not one of %s" % (where, rule.get("action"), ", ".join(ACTIONS)))
         errors.extend(check_run(where, rule.get("run") or []))
         if re.search(r"[\n\r]", str(rule.get("comment") or "")):
             errors.append("%s: comment must be one line" % where)
@@ -99,7 +104,7 @@ def render(rules, header):
         lines.append("")
         if rule.get("comment"):
             lines.append("# %s" % rule["comment"])
-        parts = [RULE_PREFIX]
+        parts = [RULE_PREFIX % (rule.get("action") or ACTIONS[0])]
         parts.extend('%s=="%s"' % (key, value) for key, value in sorted(rule["match"].items()))
         parts.extend('ATTR{queue/%s}="%s"' % (attr, value)
                      for attr, value in _ordered_attributes(rule.get("attributes") or {}))

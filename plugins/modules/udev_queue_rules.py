@@ -62,6 +62,14 @@ options:
           - A rule needs attributes, O(rules[].run), or both.
         type: dict
         default: {}
+      action:
+        description:
+          - The events the rule acts on. V(add|change) when the disk appears (at boot too) and at
+            every later change event; V(add) when it appears only, for a rule whose program must
+            not run again at each change event (or would cause one itself, as a rescan does).
+        type: str
+        choices: ["add|change", add]
+        default: "add|change"
       run:
         description:
           - Programs udev runs for the disk, each as an argument list, after every rule of the
@@ -84,10 +92,17 @@ options:
     type: bool
     default: true
   trigger:
-    description: Kernel names of the disks to replay a change event for after a change.
+    description: Kernel names of the disks to replay an event for after a change.
     type: list
     elements: str
     default: []
+  trigger_action:
+    description:
+      - The event replayed for O(trigger). V(change) reaches rules on V(add|change); V(add), as
+        at boot, reaches every rule, V(add) ones too.
+    type: str
+    choices: [change, add]
+    default: change
 seealso:
   - module: cephops.osd_tuning.block_queue
 """
@@ -112,8 +127,10 @@ EXAMPLES = r"""
     path: /etc/udev/rules.d/62-cephops-write-cache.rules
     rules:
       - match: {"ENV{ID_SERIAL_SHORT}": S3Z8NB0K123456}
+        action: add
         run: [[hdparm, -W0, $devnode]]
     trigger: [sdb]
+    trigger_action: add
     record: /var/lib/cephops-osd-tuning/write_cache.json
 
 - name: Put back what was there before
@@ -173,7 +190,7 @@ def _apply(module, names):
     udevadm = module.get_bin_path("udevadm", required=True)
     commands = [[udevadm, "control", "--reload"]]
     if names:
-        trigger = [udevadm, "trigger", "--action=change", "--subsystem-match=block"]
+        trigger = [udevadm, "trigger", "--action=%s" % module.params["trigger_action"], "--subsystem-match=block"]
         for name in names:
             trigger.append("--sysname-match=%s" % name)
         commands.append(trigger)
@@ -204,11 +221,13 @@ def main():
             rules=dict(type="list", elements="dict", default=[], options=dict(
                 match=dict(type="dict", required=True),
                 attributes=dict(type="dict", default={}),
+                action=dict(type="str", choices=["add|change", "add"], default="add|change"),
                 run=dict(type="list", elements="list", default=[]),
                 comment=dict(type="str"),
             )),
             reload=dict(type="bool", default=True),
             trigger=dict(type="list", elements="str", default=[]),
+            trigger_action=dict(type="str", choices=["change", "add"], default="change"),
             **managed_file.ARGUMENT_SPEC
         ),
         required_if=managed_file.REQUIRED_IF,

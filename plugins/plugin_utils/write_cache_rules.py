@@ -54,8 +54,10 @@ def plan(disks):
             run.append(RESCAN)
         # The comment names neither the kernel name nor the figures, which change from run to
         # run: the file changes only when a setting does.
+        # When the disk appears only: the rescan after sdparm can cause a change event, and an
+        # operator's own switch later should hold until the next boot.
         rules.append({"comment": "write cache %s: the faster setting in the gate's comparison" % setting,
-                      "match": match, "run": run})
+                      "action": "add", "match": match, "run": run})
         lines.append("%s: write cache %s (%d sync IOPS on, %d off), now and at every boot (%s)" % (
             disk["device"], setting, comparison["on_iops"], comparison["off_iops"], tool))
         trigger.append(disk["name"])

@@ -33,6 +33,7 @@ def test_valid_rules_pass():
     ({"match": {"KERNEL": "sd*"}, "attributes": {}}, "rule 1: sets no attribute and runs nothing"),
     ({"match": {"KERNEL": "sd*"}, "run": [["hdparm", "-W0", "$devnode"]]}, "not a program by its absolute path"),
     ({"match": {"KERNEL": "sd*"}, "run": [[]]}, "not a program by its absolute path"),
+    ({"match": {"KERNEL": "sd*"}, "action": "remove", "attributes": {"scheduler": "none"}}, "action 'remove' is not one of"),
     ({"match": {"KERNEL": "sd*"}, "run": [["/bin/sh", "-c", "echo 'x'"]]}, "holds a quote"),
     ({"match": {"KERNEL": "sd*"}, "run": [["/usr/sbin/hdparm", "-W0\"", "$devnode"]]}, "holds a quote"),
     ({"match": {"KERNEL": "sd*"}, "run": [["/usr/sbin/hdparm", "", "$devnode"]]}, "is empty"),
@@ -67,10 +68,10 @@ def test_identity_rules_must_sort_after_the_file_that_sets_the_identity(path, re
 
 def test_render_runs_programs_after_the_attributes_with_words_quoted_where_they_hold_spaces():
     rule = {"match": {"ENV{ID_SERIAL_SHORT}": "S3Z9NB0K123456"}, "attributes": {"scheduler": "none"},
-            "run": [["/usr/bin/sdparm", "--clear=WCE", "--quiet", "$devnode"],
-                    ["/bin/sh", "-c", "echo 1 > /sys$devpath/device/rescan"]]}
+            "action": "add", "run": [["/usr/bin/sdparm", "--clear=WCE", "--quiet", "$devnode"],
+                                     ["/bin/sh", "-c", "echo 1 > /sys$devpath/device/rescan"]]}
     assert rules_utils.check([rule]) == []
     assert rules_utils.render([rule], "h").splitlines()[-1] == (
-        'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL_SHORT}=="S3Z9NB0K123456", '
+        'ACTION=="add", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL_SHORT}=="S3Z9NB0K123456", '
         'ATTR{queue/scheduler}="none", RUN+="/usr/bin/sdparm --clear=WCE --quiet $devnode", '
         'RUN+="/bin/sh -c \'echo 1 > /sys$devpath/device/rescan\'"')

@@ -25,6 +25,8 @@ def test_each_tool_with_the_faster_setting_matched_by_serial_or_wwn():
     assert nvme["run"] == [["nvme", "set-feature", "$devnode", "--namespace-id=4294967295", "--feature-id=6",
                             "--value=0"]]
     assert sata["comment"] == "write cache off: the faster setting in the gate's comparison"
+    # When the disk appears only: sdparm's rescan can cause a change event, which must not run it again.
+    assert {rule["action"] for rule in planned["rules"]} == {"add"}
     assert [p["write_cache"] for p in planned["persisted"]] == ["off", "on", "off"]
     assert planned["lines"][1] == "/dev/sdc: write cache on (400 sync IOPS on, 900 off), now and at every boot (sdparm)"
 
