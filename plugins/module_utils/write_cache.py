@@ -57,9 +57,11 @@ def parse_hdparm(text):
 
 
 def parse_nvme(text):
-    """``nvme get-feature --feature-id=6``: '... Current value:0x00000001' (bit 0 = enabled)."""
-    match = re.search(r"[Cc]urrent value:\s*(0x[0-9a-fA-F]+|\d+)", text or "")
-    return None if not match else bool(int(match.group(1), 0) & 1)
+    """``nvme get-feature --feature-id=6``: '... Current value:0x00000001' (bit 0 = enabled).
+    nvme-cli prints the value in hex with printf's "%#x", which leaves out the 0x for zero:
+    'Current value:00000000'."""
+    match = re.search(r"[Cc]urrent value:\s*(?:0x)?([0-9a-fA-F]+)", text or "")
+    return None if not match else bool(int(match.group(1), 16) & 1)
 
 
 def parse_nvme_vwc(text):

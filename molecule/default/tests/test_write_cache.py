@@ -27,7 +27,8 @@ TOOLS = {SATA_SPARE: "hdparm", "CEPHOPS-OPSCSI-0001": "sdparm", "CEPHOPS-NVME-00
 READS = {
     "hdparm": ("hdparm -W %s", r"write-caching\s*=\s*(\d)"),
     "sdparm": ("sdparm --get=WCE --quiet %s", r"^\s*WCE\s+(\d)"),
-    "nvme": ("nvme get-feature %s --feature-id=6", r"Current value:\s*0x0*(\d)"),
+    # Hex, printed with "%#x": no 0x when the value is 0 ("Current value:00000000").
+    "nvme": ("nvme get-feature %s --feature-id=6", r"Current value:\s*(?:0x)?0*(\d)"),
 }
 # Short: QEMU's NVMe controller has stopped completing I/O under long fio load on a starved host
 # (molecule/shared/group_vars/osds.yml). No run without fsync: it would only add load.

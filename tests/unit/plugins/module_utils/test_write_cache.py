@@ -26,6 +26,8 @@ def test_sdparm_write_cache(fixture_text):
 
 def test_nvme_write_cache(fixture_text):
     assert write_cache.parse_nvme(fixture_text("fio/write_cache/nvme_get_feature_6.txt")) is True
+    # Captured from QEMU's NVMe with the cache off: nvme-cli's "%#x" prints zero without 0x.
+    assert write_cache.parse_nvme(fixture_text("fio/write_cache/nvme_get_feature_6_off.txt")) is False
     assert write_cache.parse_nvme_vwc('{"vid": 5197, "vwc": 7}') is True
     assert write_cache.parse_nvme_vwc('{"vid": 5197, "vwc": 0}') is False
     assert write_cache.parse_nvme_vwc("identify controller: Invalid argument") is None
