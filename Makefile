@@ -10,7 +10,7 @@ demo:
 lint sanity units integration cores lab:
 	bash scripts/test.sh $@
 
-# Two lab hosts at once (molecule scenario fleet, about 20 minutes): not part of `test`.
+# Two lab hosts at once (molecule scenario fleet, about 12 minutes): not part of `test`.
 lab-fleet:
 	bash scripts/test.sh lab_fleet
 
