@@ -133,8 +133,8 @@ def test_throttle_asks_qemu_for_a_write_limit_only(tmp_path, monkeypatch):
 
 
 def test_throttle_counts_writes_in_units_only_with_a_limit(tmp_path, monkeypatch):
-    assert throttle_arguments(tmp_path, monkeypatch, 10, 4096) == dict(NO_LIMITS, device="hdd", iops_wr=10,
-                                                                        iops_size=4096)
+    in_units = dict(NO_LIMITS, device="hdd", iops_wr=10, iops_size=4096)
+    assert throttle_arguments(tmp_path, monkeypatch, 10, 4096) == in_units
     # QEMU refuses iops-size without an iops limit: lifting the limit sends none.
     assert throttle_arguments(tmp_path, monkeypatch, 0, 4096) == dict(NO_LIMITS, device="hdd", iops_wr=0)
 
