@@ -2,8 +2,7 @@
 
 Boots a lab VM on the ceph image (Debian 13, Ceph 18.2), bootstraps a monitor and a manager
 with the ceph scenario's script, and gives four zoo disks distinct write limits through QEMU
-(TCG alone would rank the unthrottled disks by noise), counted in 4 KiB units while either tool
-measures, so writes merged into bigger requests do not slip past the limit. Each disk is probed first (4k, QD1,
+(TCG alone would rank the unthrottled disks by noise). Each disk is probed first (4k, QD1,
 fsync per write, median of the repeats), then gets an OSD from `ceph-volume lvm create`, as
 ceph-ansible's ceph-osd role would make it, and is measured by the OSD's own bench (4 KiB
 writes, median of the repeats); the mClock capacity each OSD recorded at start-up is shown
@@ -30,17 +29,6 @@ BOOTSTRAP = os.path.join(benchlib.REPO_ROOT, "molecule", "ceph", "bootstrap-mon-
 # Ceph's small-write bench, 400 writes of 4 KiB (1.6 MB over 100 objects of 4 MiB): at the
 # slow disk's 10 writes a second that is a minute a run.
 OSD_BENCH = ["1638400", "4096", "4194304", "100"]
-# While the probe and the OSD bench measure, a write counts once per started 4 KiB (QEMU's
-# iops-size): BlueStore's writes reach the disk merged into fewer, larger requests, which a plain
-# request limit lets through faster than 4 KiB writes. ceph-volume and the OSD's start-up get the
-# plain limit: in units an OSD on the 10 w/s disk was not up after 15 minutes.
-UNIT_BYTES = 4096
-
-
-def throttle(vm, disk, units):
-    """The disk's write limit of DISKS, in 4 KiB units or per request."""
-    benchlib.labctl(vm.state, "throttle", vm.name, disk, str(DISKS[disk][1]),
-                    "--unit-bytes", str(UNIT_BYTES if units else 0))
 
 
 def ceph(vm, *args):
@@ -71,8 +59,8 @@ def main():
     region = dict(region_size_mib=benchlib.lab_gate_variables()["disk_gate_region_size_mib"])
     probe, bench, capacity, paths = {}, {}, {}, {}
     with benchlib.lab_vm() as vm:
-        for disk, (serial, _iops) in DISKS.items():
-            throttle(vm, disk, units=True)
+        for disk, (serial, iops) in DISKS.items():
+            benchlib.labctl(vm.state, "throttle", vm.name, disk, str(iops))
             paths[disk] = vm.path_of(serial)
         vm.put([BOOTSTRAP], "/root")
         vm.run(["sh", "/root/bootstrap-mon-mgr.sh", "ceph", "10.0.2.15", "10.0.2.0/24"])
@@ -86,11 +74,9 @@ def main():
                 ["results"][0]["write_iops"] for _repeat in range(args.repeats)])
         for disk, path in paths.items():
             before = set(ceph(vm, "osd", "ls"))
-            throttle(vm, disk, units=False)
             vm.run(["ceph-volume", "--cluster", "ceph", "lvm", "create", "--bluestore", "--data", path])
             (osd,) = set(ceph(vm, "osd", "ls")) - before
             wait_up(vm, osd)
-            throttle(vm, disk, units=True)
             bench[disk] = benchlib.median([ceph(vm, "tell", "osd.%d" % osd, "bench", *OSD_BENCH)["iops"]
                                            for _repeat in range(args.repeats)])
             found = [option for option in ceph(vm, "config", "dump")
@@ -103,7 +89,7 @@ def main():
             for disk in sorted(DISKS, key=by_probe.get)]
     benchlib.table("Ceph's OSD bench and the probe on the same lab disks (Ceph 18.2, %s, median of %d)"
                    % (accel, args.repeats),
-                   ("disk", "QEMU write limit (4 KiB units /s)", "probe IOPS", "osd bench IOPS", "bench / probe",
+                   ("disk", "QEMU write limit /s", "probe IOPS", "osd bench IOPS", "bench / probe",
                     "mClock capacity", "rank by probe", "rank by bench"),
                    rows, notes=["Same ranking: %s." % ("yes" if by_probe == by_bench else "**no**")])
 

@@ -432,14 +432,10 @@ class Lab:
                 if was_running:
                     qmp.execute("cont")
 
-    def throttle_writes(self, name: str, disk: str, iops: int, unit_bytes: int = 0) -> None:
+    def throttle_writes(self, name: str, disk: str, iops: int) -> None:
         """Limit a running VM's zoo disk to `iops` write requests a second (0: no limit), as
-        `Disk.write_iops` does at boot; reads stay unthrottled. With `unit_bytes`, a larger
-        request counts as one per started unit (QEMU's iops-size), so merging small writes into
-        big requests does not get more of them through; QEMU takes it only with a limit."""
+        `Disk.write_iops` does at boot; reads stay unthrottled."""
         limits = dict.fromkeys(("bps", "bps_rd", "bps_wr", "iops", "iops_rd"), 0)
-        if iops and unit_bytes:
-            limits["iops_size"] = unit_bytes
         with contextlib.closing(Qmp(self.qmp_socket(name))) as qmp:
             qmp.execute("block_set_io_throttle", device=disk, iops_wr=iops, **limits)
 
@@ -509,7 +505,7 @@ def describe_check(check: dict) -> str:
 
 # --- commands ---------------------------------------------------------------
 def cmd_throttle(lab: Lab, args: argparse.Namespace) -> int:
-    lab.throttle_writes(args.vm, args.disk, args.iops, args.unit_bytes)
+    lab.throttle_writes(args.vm, args.disk, args.iops)
     return 0
 
 
@@ -640,8 +636,6 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     throttle.add_argument("vm")
     throttle.add_argument("disk", help="zoo disk name (ssd, hdd, virtio, ...)")
     throttle.add_argument("iops", type=int)
-    throttle.add_argument("--unit-bytes", type=int, default=0,
-                          help="count a larger write as one request per started unit of this size (QEMU's iops-size)")
     throttle.set_defaults(func=cmd_throttle)
     status = sub.add_parser("status", help="list the lab's VMs")
     status.add_argument("--json", action="store_true")
