@@ -73,6 +73,9 @@ def spares(host):
         host.check_output("sgdisk --zap-all %s && blockdev --rereadpt %s && udevadm settle", sata, sata)
     yield disks
     if partitioned:
+        # Found again: the persistence test reboots, and kernel names can change at a reboot
+        # (a restore by the old name once wrote this table to the HDD).
+        sata = whole_disk_by_serial(host, SATA_SPARE)
         host.check_output("sgdisk --load-backup=%s %s && blockdev --rereadpt %s && udevadm settle", BACKUP, sata, sata)
         host.check_output("rm -f %s", BACKUP)
         assert host.check_output("sgdisk --print %s", sata) == table
