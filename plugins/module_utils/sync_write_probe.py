@@ -345,15 +345,11 @@ class Prober:
                     comparisons[name] = {"error": "write cache state unknown; not switched"}
                     continue
                 switched.append(disk)
-                error = write_cache.switch(self.run_command, disk, cache["tool"], not cache["enabled"])
-                wanted, found = write_cache.STATES[not cache["enabled"]], write_cache.state(
-                    write_cache.read_back(self.run_command, disk))
+                wanted = write_cache.STATES[not cache["enabled"]]
+                error, found = self._switch(disk, cache["tool"], not cache["enabled"], wanted)
                 comparisons[name] = {"observed": {write_cache.state(cache): write_cache.state(cache), wanted: found},
                                      "error": error}
-                if error is None and found != wanted:
-                    comparisons[name]["error"] = "the drive reports its write cache %s after switching it %s" % (
-                        found, wanted)
-                if comparisons[name]["error"] is None:
+                if error is None:
                     other_half.append(disk)
             outcomes = self.measure(other_half) if other_half else {}
         finally:
@@ -372,13 +368,19 @@ class Prober:
                                      original=write_cache.STATES[original])
         return comparisons
 
+    def _switch(self, disk, tool, enabled, how):
+        """(error, state): the drive's cache switched on or off and read back; an error also
+        when the drive reports another state than asked ("... after switching it <how>")."""
+        error = write_cache.switch(self.run_command, disk, tool, enabled)
+        found = write_cache.state(write_cache.read_back(self.run_command, disk))
+        if error is None and found != write_cache.STATES[enabled]:
+            error = "the drive reports its write cache %s after switching it %s" % (found, how)
+        return error, found
+
     def _switch_back(self, disk, cache):
         """{"after", "restored", "restore_error"}: the drive's cache switched back to ``cache``
         and read back; restored only when the drive reports the original state."""
-        error = write_cache.switch(self.run_command, disk, cache["tool"], cache["enabled"])
-        after = write_cache.state(write_cache.read_back(self.run_command, disk))
-        if error is None and after != write_cache.state(cache):
-            error = "the drive reports its write cache %s after switching it back %s" % (after, write_cache.state(cache))
+        error, after = self._switch(disk, cache["tool"], cache["enabled"], "back " + write_cache.state(cache))
         return {"after": after, "restored": error is None, "restore_error": error}
 
     def disable_write_caches(self, disks, results):

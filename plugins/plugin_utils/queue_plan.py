@@ -157,7 +157,7 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
                               attributes=attributes_for(override[attribute], override.get("tunables"))))
     # udev cannot take min(value, max_hw_sectors_kb): clamped disks get a rule of their own.
     for disk, value in clamped:
-        match = _identity_match(disk)
+        match = identity_match(disk)
         if match:
             rules.append(dict(comment="disk %s, clamped to its max_hw_sectors_kb" % disk["name"], match=match,
                               attributes=attributes_for(value, None)))
@@ -188,7 +188,8 @@ def serial_matches(serial):
     return [{"ENV{ID_SERIAL_SHORT}": serial}, {"KERNEL": "vd*", "ENV{ID_SERIAL}": serial}]
 
 
-def _identity_match(disk):
+def identity_match(disk):
+    """The udev match of one disk by its serial, else its WWN; None without either."""
     if disk.get("serial"):
         return serial_matches(disk["serial"])[1 if disk["name"].startswith("vd") else 0]
     if disk.get("wwn"):

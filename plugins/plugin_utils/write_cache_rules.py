@@ -14,6 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.queue_plan import identity_match
 
 # After sdparm, sd sees the new mode page only once the disk is revalidated (write_cache.py);
 # udev's ATTR{} assignments happen before any RUN, so the rescan is a program of its own.
@@ -27,7 +28,7 @@ def _skip_reason(disk, comparison, tool):
     if tool == "sysfs":
         return ("only the kernel's view of its write cache exists (transport %s): no drive tool "
                 "switches it" % disk.get("transport"))
-    if not disk.get("serial") and not disk.get("wwn"):
+    if identity_match(disk) is None:
         return "no serial or WWN for a udev rule to match at boot"
     return None
 
@@ -48,7 +49,7 @@ def plan(disks):
             lines.append("%s: write cache not kept: %s" % (disk["device"], reason))
             continue
         setting = comparison["faster"]
-        match = {"ENV{ID_SERIAL_SHORT}": disk["serial"]} if disk.get("serial") else {"ENV{ID_WWN}": disk["wwn"]}
+        match = identity_match(disk)
         run = [write_cache.set_command(tool, "$devnode", setting == "on")]
         if tool == "sdparm":
             run.append(RESCAN)
