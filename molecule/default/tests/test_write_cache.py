@@ -58,6 +58,11 @@ def probe(host, disk, **args):
     return result["results"][0]
 
 
+def partition_table(host, disk):
+    """sgdisk's listing without its first line, which names the disk by its kernel name."""
+    return host.check_output("sgdisk --print %s", disk).split("\n", 1)[1]
+
+
 @pytest.fixture(scope="module")
 def spares(host):
     """{serial: disk}. The probe refuses a partitioned disk, and the overprovisioning of site.yml
@@ -68,7 +73,7 @@ def spares(host):
     name = Path(sata).name
     partitioned = any(entry.startswith(name) for entry in host.check_output(f"ls /sys/block/{name}").split())
     if partitioned:
-        table = host.check_output("sgdisk --print %s", sata)
+        table = partition_table(host, sata)
         host.check_output("sgdisk --backup=%s %s", BACKUP, sata)
         host.check_output("sgdisk --zap-all %s && blockdev --rereadpt %s && udevadm settle", sata, sata)
     yield disks
@@ -78,7 +83,7 @@ def spares(host):
         sata = whole_disk_by_serial(host, SATA_SPARE)
         host.check_output("sgdisk --load-backup=%s %s && blockdev --rereadpt %s && udevadm settle", BACKUP, sata, sata)
         host.check_output("rm -f %s", BACKUP)
-        assert host.check_output("sgdisk --print %s", sata) == table
+        assert partition_table(host, sata) == table
 
 
 @pytest.mark.parametrize("serial", sorted(TOOLS))
