@@ -428,14 +428,15 @@ results:
         - Power-loss protection C(verdict) (V(likely), V(unlikely) or V(unknown)) with its
           C(reasons), from the probe and a short run of the same job without fsync
           (O(plp_runtime)), the write cache state and the absolute figures.
-        - C(flush_cost_ms) is what one fsync costs (the mean durable write minus the mean
-          write without fsync), C(unsynced_iops) and C(ratio) (sync / unsynced IOPS) the run
-          without fsync; C(error) when that run failed. V(unknown) without such a run
+        - C(flush_cost_ms) is what one fsync costs, the mean durable write minus the mean
+          write without fsync, each the inverse of its run's IOPS at queue depth 1.
+          C(unsynced_iops) and C(ratio) (sync / unsynced IOPS) give the run without fsync,
+          C(error) says why that run failed. V(unknown) without such a run
           (O(plp_runtime=0), O(method=dd)).
       type: dict
-      sample: {verdict: unlikely, reasons: ["a durable write takes 1.752 ms (574 IOPS), one without fsync
-               0.016 ms (47000 IOPS): fsync costs 1.735 ms", "a flush of 0.5 ms or more empties a volatile
-               cache to flash"], flush_cost_ms: 1.735, unsynced_iops: 47000.0, ratio: 0.012, error: null}
+      sample: {verdict: unlikely, reasons: ["a durable write takes 1.742 ms (574 IOPS), one without fsync
+               0.021 ms (47000 IOPS): fsync costs 1.721 ms", "a flush of 0.5 ms or more empties a volatile
+               cache to flash"], flush_cost_ms: 1.721, unsynced_iops: 47000.0, ratio: 0.012, error: null}
     write_cache:
       description: C(tool) that reads the drive's cache (V(hdparm), V(nvme), V(sdparm) or
         V(sysfs) when only the kernel's view exists), C(enabled), C(volatile) (a volatile
