@@ -1,0 +1,104 @@
+"""The power-loss protection verdict on disks whose flush has a known cost.
+
+null_blk, the kernel's null block device, is loaded in the lab guest for these tests, with two
+memory-backed disks made through its configfs interface. Each has a volatile write cache
+(`cache_size`), so the kernel sends a flush after every fsync'd write, and no QEMU device
+under it: what a flush costs is what null_blk is told, plus the guest kernel's own path.
+
+- `protected` completes every command at once: a flush costs next to nothing, as on a drive
+  that acknowledges it from a cache protected against power loss (the SSD selection
+  article's Kioxia CD6).
+- `consumer` completes every command, the flush included, after 1.735 ms (`completion_nsec`),
+  the fsync latency of the article's Samsung 980, a drive without power-loss protection.
+  Unlike the 980's, its plain writes wait as long; the verdict weighs what fsync adds to a
+  write, which that leaves as it is.
+- `consumer` again with the kernel told its cache is write-through: fsync sends no flush, so
+  the figures must not pass for power-loss protection.
+
+The verdicts asserted are the ones a reader of the article expects, with the collection's
+default limits; no limit is scaled for the lab.
+"""
+
+import json
+
+import pytest
+
+from test_site_defaults import MEASURED
+
+testinfra_hosts = ["ansible://osds"]
+
+CONFIGFS = "/sys/kernel/config/nullb"
+# The article's Samsung 980: mean fsync latency under the sync-write probe.
+CONSUMER_FLUSH_NS = 1_735_000
+DISKS = {
+    # 8 GiB, allocated only where written: ceph-volume's 5 GB floor refuses smaller disks.
+    "common": {"size": 8192, "memory_backed": 1, "cache_size": 64, "blocksize": 4096},
+    "protected": {"irqmode": 0},
+    "consumer": {"irqmode": 2, "completion_nsec": CONSUMER_FLUSH_NS},
+}
+PROBE = {"runtime": 5, "plp_runtime": 5, "region_offset_mib": 8, "region_size_mib": 32}
+
+
+@pytest.fixture(scope="module")
+def emulated(host):
+    """{"protected": /dev node, "consumer": /dev node}; null_blk is unloaded after the tests."""
+    assert not host.file("/sys/module/null_blk").exists, "null_blk is loaded already: these tests would not own it"
+    host.check_output("modprobe null_blk nr_devices=0")
+    disks = {}
+    try:
+        for name in ("protected", "consumer"):
+            before = set(host.check_output("ls /sys/block").split())
+            item = f"{CONFIGFS}/{name}"
+            host.check_output(f"mkdir {item}")
+            for attribute, value in dict(DISKS["common"], **DISKS[name]).items():
+                host.check_output(f"echo {value} > {item}/{attribute}")
+            host.check_output(f"echo 1 > {item}/power && udevadm settle")
+            # Named after the configfs item by newer kernels, nullbN by older ones.
+            added = set(host.check_output("ls /sys/block").split()) - before
+            assert len(added) == 1, added
+            disks[name] = "/dev/" + added.pop()
+        yield disks
+    finally:
+        for name in disks:
+            host.check_output(f"echo 0 > {CONFIGFS}/{name}/power && rmdir {CONFIGFS}/{name}")
+        host.check_output("udevadm settle && modprobe -r null_blk")
+
+
+def probe(host, disk):
+    result = host.ansible("cephops.osd_tuning.sync_write_probe", json.dumps(dict(PROBE, devices=[disk])),
+                          check=False, become=True)
+    assert "results" in result, result
+    outcome = result["results"][0]
+    assert outcome["verdict"] in MEASURED, outcome
+    assert outcome["zeroed"] is True, outcome
+    return outcome
+
+
+def test_a_flush_that_costs_nothing_is_likely_power_loss_protection(host, emulated):
+    result = probe(host, emulated["protected"])
+    assert result["write_cache"]["enabled"] is True, result["write_cache"]
+    assert result["plp"]["verdict"] == "likely", result["plp"]
+
+
+def test_a_flush_of_the_consumer_drives_cost_is_unlikely_power_loss_protection(host, emulated):
+    result = probe(host, emulated["consumer"])
+    plp = result["plp"]
+    assert result["write_cache"]["enabled"] is True, result["write_cache"]
+    assert plp["verdict"] == "unlikely", plp
+    # A flush waits null_blk's delay once, as a plain write does: fsync adds about one plain
+    # write (counting the write in twice, as fio's sync latency under libaio does, adds two).
+    plain_ms = 1000.0 / plp["unsynced_iops"]
+    assert CONSUMER_FLUSH_NS / 1e6 <= plp["flush_cost_ms"] < 1.6 * plain_ms, plp
+
+
+def test_a_flush_the_kernel_never_sends_says_nothing(host, emulated):
+    view = f"/sys/block/{emulated['consumer'][5:]}/queue/write_cache"
+    host.check_output(f"echo 'write through' > {view}")
+    try:
+        result = probe(host, emulated["consumer"])
+    finally:
+        host.check_output(f"echo 'write back' > {view}")
+    plp = result["plp"]
+    assert result["write_cache"]["kernel_view"] == "write through", result["write_cache"]
+    assert plp["verdict"] == "unknown", plp
+    assert plp["reasons"][0].startswith("the write cache is off (queue/write_cache write through)"), plp
