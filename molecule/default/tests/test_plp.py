@@ -1,8 +1,8 @@
 """The power-loss protection verdict on disks whose flush has a known cost.
 
 null_blk, the kernel's null block device, is loaded in the lab guest for these tests, with two
-memory-backed disks made through its configfs interface. Each has a volatile write cache
-(`cache_size`), so the kernel sends a flush after every fsync'd write, and no QEMU device
+memory-backed disks made through its configfs interface (lab/flush_cost_disk.sh). Each has a
+volatile write cache, so the kernel sends a flush after every fsync'd write, and no QEMU device
 under it: what a flush costs is what null_blk is told, plus the guest kernel's own path.
 
 - `protected` completes every command at once: a flush costs next to nothing, as on a drive
@@ -20,6 +20,7 @@ default limits; no limit is scaled for the lab.
 """
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -27,41 +28,31 @@ from test_site_defaults import MEASURED
 
 testinfra_hosts = ["ansible://osds"]
 
-CONFIGFS = "/sys/kernel/config/nullb"
+# Makes and removes the disks in the guest; the OSD bench uses it too.
+FLUSH_COST_DISK = Path(__file__).resolve().parents[3] / "lab" / "flush_cost_disk.sh"
 # The article's Samsung 980: mean fsync latency under the sync-write probe.
 CONSUMER_FLUSH_NS = 1_735_000
-DISKS = {
-    # 8 GiB, allocated only where written: ceph-volume's 5 GB floor refuses smaller disks.
-    "common": {"size": 8192, "memory_backed": 1, "cache_size": 64, "blocksize": 4096},
-    "protected": {"irqmode": 0},
-    "consumer": {"irqmode": 2, "completion_nsec": CONSUMER_FLUSH_NS},
-}
 PROBE = {"runtime": 5, "plp_runtime": 5, "region_offset_mib": 8, "region_size_mib": 32}
+
+
+def flush_cost_disk(host, *args):
+    result = host.ansible("ansible.builtin.script", " ".join([str(FLUSH_COST_DISK), *args]), check=False, become=True)
+    assert result.get("rc") == 0, result
+    return result["stdout"].strip()
 
 
 @pytest.fixture(scope="module")
 def emulated(host):
     """{"protected": /dev node, "consumer": /dev node}; null_blk is unloaded after the tests."""
     assert not host.file("/sys/module/null_blk").exists, "null_blk is loaded already: these tests would not own it"
-    host.check_output("modprobe null_blk nr_devices=0")
     disks = {}
     try:
-        for name in ("protected", "consumer"):
-            before = set(host.check_output("ls /sys/block").split())
-            item = f"{CONFIGFS}/{name}"
-            host.check_output(f"mkdir {item}")
-            for attribute, value in dict(DISKS["common"], **DISKS[name]).items():
-                host.check_output(f"echo {value} > {item}/{attribute}")
-            host.check_output(f"echo 1 > {item}/power && udevadm settle")
-            # Named after the configfs item by newer kernels, nullbN by older ones.
-            added = set(host.check_output("ls /sys/block").split()) - before
-            assert len(added) == 1, added
-            disks[name] = "/dev/" + added.pop()
+        for name, nanoseconds in (("protected", 0), ("consumer", CONSUMER_FLUSH_NS)):
+            disks[name] = flush_cost_disk(host, "create", name, str(nanoseconds))
         yield disks
     finally:
         for name in disks:
-            host.check_output(f"echo 0 > {CONFIGFS}/{name}/power && rmdir {CONFIGFS}/{name}")
-        host.check_output("udevadm settle && modprobe -r null_blk")
+            flush_cost_disk(host, "remove", name)
 
 
 def probe(host, disk):
