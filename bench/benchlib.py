@@ -110,7 +110,11 @@ def lab_gate_variables():
 def labctl(state, *args, check=True, **kwargs):
     """stdout of lab/labctl.py with this state directory."""
     argv = [sys.executable, os.path.join(REPO_ROOT, "lab", "labctl.py"), "--state-dir", state] + list(args)
-    return subprocess.run(argv, capture_output=True, check=check, **kwargs).stdout
+    done = subprocess.run(argv, capture_output=True, check=False, **kwargs)
+    if check and done.returncode:
+        stderr = done.stderr if isinstance(done.stderr, str) else done.stderr.decode(errors="replace")
+        raise SystemExit("labctl %s failed (exit %d):\n%s" % (" ".join(args), done.returncode, stderr[-3000:]))
+    return done.stdout
 
 
 class LabVM:
