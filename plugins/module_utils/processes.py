@@ -34,7 +34,7 @@ def run_processes(argvs, timeout, stop_after=None, grace=10):
             out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
             files.append((out, err))
             procs.append(subprocess.Popen(argv, stdout=out, stderr=err, env=env, close_fds=True,
-                                          preexec_fn=_die_with_parent))
+                                          preexec_fn=_prepare_child))
         start = time.monotonic()
         timed_out = [False] * len(procs)
         stopped = stop_after is None
@@ -68,9 +68,13 @@ def run_processes(argvs, timeout, stop_after=None, grace=10):
     return [result + (flag,) for result, flag in zip(results, timed_out)]
 
 
-def _die_with_parent():
-    """In the child before exec: the kernel kills it when the module dies, even by SIGKILL,
-    so no probe writes on after the module that would restore its region (Linux only)."""
+def _prepare_child():
+    """In the child before exec. SIGINT back to its default: a module started from a background
+    job inherits it ignored, and a program that finds it ignored keeps it so (dd then neither
+    stops on it nor prints its statistics). And the kernel kills the child when the module
+    dies, even by SIGKILL, so no probe writes on after the module that would restore its region
+    (Linux only)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     try:
         ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except (AttributeError, OSError):

@@ -2,6 +2,7 @@
 and tied to the life of the module."""
 
 import os
+import signal
 import sys
 import time
 
@@ -20,10 +21,16 @@ def test_results_come_back_in_order_with_c_locale():
     assert runs == [(0, "C\n", "", False), (3, "", "no", False)]
 
 
-def test_stop_after_ends_a_run_with_sigint_which_it_may_answer():
-    # dd prints its statistics on SIGINT; this stand-in says it was stopped.
+@pytest.mark.parametrize("inherited", [signal.SIG_DFL, signal.SIG_IGN], ids=["default", "ignored"])
+def test_stop_after_ends_a_run_with_sigint_which_it_may_answer(inherited):
+    # dd prints its statistics on SIGINT; this stand-in says it was stopped. A module started
+    # from a background job inherits SIGINT ignored, and its probes must still answer it.
     code = "import time\ntry:\n    time.sleep(30)\nexcept KeyboardInterrupt:\n    print('stopped')\n"
-    (run,) = processes.run_processes([python(code)], timeout=30, stop_after=1)
+    before = signal.signal(signal.SIGINT, inherited)
+    try:
+        (run,) = processes.run_processes([python(code)], timeout=30, stop_after=1)
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert run == (0, "stopped\n", "", False)
 
 
