@@ -19,12 +19,11 @@ The verdicts asserted are the ones a reader of the article expects, with the col
 default limits; no limit is scaled for the lab.
 """
 
-import json
 from pathlib import Path
 
 import pytest
 
-from test_site_defaults import MEASURED
+from test_site_defaults import MEASURED, probe_one
 
 testinfra_hosts = ["ansible://osds"]
 
@@ -56,10 +55,7 @@ def emulated(host):
 
 
 def probe(host, disk):
-    result = host.ansible("cephops.osd_tuning.sync_write_probe", json.dumps(dict(PROBE, devices=[disk])),
-                          check=False, become=True)
-    assert "results" in result, result
-    outcome = result["results"][0]
+    outcome = probe_one(host, disk, **PROBE)
     assert outcome["verdict"] in MEASURED, outcome
     assert outcome["zeroed"] is True, outcome
     return outcome

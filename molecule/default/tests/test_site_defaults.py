@@ -48,6 +48,14 @@ def site_gate(host):
     return {"/dev/" + disk["name"]: disk for disk in inventory}, record
 
 
+def probe_one(host, disk, **args):
+    """sync_write_probe's result for one disk, called directly with these arguments."""
+    result = host.ansible("cephops.osd_tuning.sync_write_probe", json.dumps(dict(args, devices=[disk])),
+                          check=False, become=True)
+    assert "results" in result, result
+    return result["results"][0]
+
+
 def nvme_trouble(host):
     return [line for line in host.check_output("dmesg").splitlines() if NVME_TROUBLE.search(line)]
 

@@ -17,7 +17,7 @@ import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 from test_lab import whole_disk_by_serial
-from test_site_defaults import MEASURED, modulerun, nvme_trouble
+from test_site_defaults import MEASURED, modulerun, nvme_trouble, probe_one
 
 testinfra_hosts = ["ansible://osds"]
 
@@ -52,10 +52,7 @@ def kernel_view(host, disk):
 
 
 def probe(host, disk, **args):
-    result = host.ansible("cephops.osd_tuning.sync_write_probe", json.dumps(dict(PROBE, devices=[disk], **args)),
-                          check=False, become=True)
-    assert "results" in result, result
-    return result["results"][0]
+    return probe_one(host, disk, **dict(PROBE, **args))
 
 
 def partition_table(host, disk):
