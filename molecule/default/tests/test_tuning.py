@@ -32,6 +32,8 @@ WWN_SERIAL, = WWN  # tuned by a disk rule that matches its WWN
 # By class, but the two SSD models by their model rules (max_sectors_kb_models in the lab's
 # group_vars) and the spare SSD by its WWN rule (max_sectors_kb_overrides).
 MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "32", DATA_SERIAL: "64", WWN_SERIAL: "16"}
+# The kernel's max_sectors_kb for a disk that allows more (BLK_DEF_MAX_SECTORS, 2560 sectors).
+KERNEL_DEFAULT_MAX_SECTORS_KB = 1280
 RULES = ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
 GATE_CACHE = "/var/cache/cephops-osd-tuning/gate"
 
@@ -113,6 +115,8 @@ def test_clamped_nvme_keeps_its_max_hw_sectors_kb_after_reboot(host):
     chosen = host.ansible.get_variables()["max_sectors_kb_nvme"]
     high = int(queue(host, NVME_SERIAL, "max_hw_sectors_kb"))
     assert chosen > high, "the NVMe's max_hw_sectors_kb no longer clamps the lab's value"
+    # Without the rule the kernel would give min(max_hw_sectors_kb, 1280): only the rule gives more.
+    assert high > KERNEL_DEFAULT_MAX_SECTORS_KB, "the clamped value would be the kernel's own: the test could not fail"
     assert queue(host, NVME_SERIAL, "max_sectors_kb") == str(high)
 
 
