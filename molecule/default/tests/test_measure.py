@@ -2,6 +2,11 @@
 the disk's model is the measured best by the minimum gain or the value the disk had, a model
 rule keeps it (udev applies it again to the disk), and rollback undoes it all.
 
+The disk starts at a small request size (16 KiB, set by the test) and the candidate is its
+max_hw_sectors_kb, which reads the same data in an eighth of the requests: the measurement must
+find the gain and change the value, so the changed-value path (the new value, its read figures
+before and after) runs, not only the path that keeps what the disk had.
+
 Runs the role from the controller (measure_max_sectors_kb.yml) against this host only."""
 
 import json
@@ -17,6 +22,7 @@ PLAYBOOK = Path(__file__).parent / "measure_max_sectors_kb.yml"
 RULES = "/etc/udev/rules.d/62-cephops-measure-test.rules"
 SERIAL = "CEPHOPS-RAND-0001"
 MIN_GAIN = 5  # the role's default
+START_KB = 16  # the disk's value before the role runs
 
 
 def play(host, candidate=None, rollback=False):
@@ -35,6 +41,11 @@ def max_sectors_kb(host, name):
     return int(host.file(f"/sys/block/{name}/queue/max_sectors_kb").content_string)
 
 
+def set_max_sectors_kb(host, name, value):
+    assert host.run("sh -c %s", f"echo {value} > /sys/block/{name}/queue/max_sectors_kb").rc == 0
+    assert max_sectors_kb(host, name) == value
+
+
 def disk_model(host, serial):
     """The full model disk_facts reports, which the model rule is written for."""
     disks = host.ansible("cephops.osd_tuning.disk_facts", check=False, become=True)["disks"]
@@ -44,8 +55,11 @@ def disk_model(host, serial):
 def test_measurement_mode_chooses_by_the_minimum_gain_and_keeps_it_by_model(host):
     name = Path(whole_disk_by_serial(host, SERIAL)).name
     model_name = disk_model(host, SERIAL)
-    before = max_sectors_kb(host, name)
-    candidate = 64 if before != 64 else 128
+    original = max_sectors_kb(host, name)
+    candidate = int(host.file(f"/sys/block/{name}/queue/max_hw_sectors_kb").content_string)
+    assert candidate >= 8 * START_KB, candidate
+    set_max_sectors_kb(host, name, START_KB)
+    before = START_KB
     try:
         result = play(host, candidate)["Hand the result to the test"]["max_sectors_kb_result"]
         model = result["measured"][model_name]
@@ -59,25 +73,30 @@ def test_measurement_mode_chooses_by_the_minimum_gain_and_keeps_it_by_model(host
         gain = 100.0 * (speeds[best] - speeds[before]) / speeds[before]
         expected = best if best != before and gain >= MIN_GAIN else before
         assert (model["best"], model["chosen"]) == (best, expected), model
+        assert expected == candidate, "eight times fewer requests did not read %d%% faster: %s" % (MIN_GAIN, speeds)
         assert result["chosen"][name] == {"value": expected, "source": "model %s" % model_name}
         assert max_sectors_kb(host, name) == expected
 
-        # A changed disk gets its read figures; a kept one is not changed.
-        assert [f["device"] for f in result["read_figures"]] == ([name] if expected != before else [])
-        for figure in result["read_figures"]:
-            assert len(figure["before"]["runs"]) == 5 and len(figure["after"]["runs"]) == 5
+        # The article's other cost of small requests: more of them, so more interrupts a second.
+        assert table[before]["interrupts_per_s"] > table[candidate]["interrupts_per_s"], table
+
+        # The changed disk gets its read figures, from separate runs that must agree.
+        figure, = result["read_figures"]
+        assert figure["device"] == name and figure["setting"] == candidate, figure
+        assert len(figure["before"]["runs"]) == 5 and len(figure["after"]["runs"]) == 5, figure
+        assert figure["after"]["read_mib_s"] > figure["before"]["read_mib_s"], figure["line"]
 
         # The model rule keeps the choice: udev sets it again after the value was changed.
         rules = host.file(RULES).content_string
         # A SATA disk's rule matches udev's ID_MODEL: its whole model, blanks as underscores.
         udev_model = "_".join(model_name.split())
         assert f'ENV{{ID_MODEL}}=="{udev_model}"' in rules and f'ATTR{{queue/max_sectors_kb}}="{expected}"' in rules
-        other = candidate if expected == before else before  # measured, so the disk takes it
-        assert host.run("sh -c %s", f"echo {other} > /sys/block/{name}/queue/max_sectors_kb").rc == 0
-        assert max_sectors_kb(host, name) == other
+        set_max_sectors_kb(host, name, before)  # measured, so the disk takes it
         assert host.run("udevadm trigger --action=change --settle /sys/block/%s", name).rc == 0
         assert max_sectors_kb(host, name) == expected
     finally:
         play(host, rollback=True)
+        rolled_back = max_sectors_kb(host, name)
+        set_max_sectors_kb(host, name, original)
     assert not host.file(RULES).exists
-    assert max_sectors_kb(host, name) == before
+    assert rolled_back == before
