@@ -9,12 +9,13 @@ the firmware in sysfs device/rev.
 import json
 
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
-from test_lab import sysfs_attr, whole_disk_by_serial
+from test_lab import WWN, sysfs_attr, whole_disk_by_serial
 
 testinfra_hosts = ["ansible://osds"]
 
 GIB = 1 << 30
 FAST, SLOW = "CEPHOPS-SSD-0001", "CEPHOPS-SLOW-0001"
+SCSI_SPARE = "CEPHOPS-OPSCSI-0001"
 PRO = "CEPHOPS SATA SSD 870 PRO 3840GB WITH PLP"
 EVO = "CEPHOPS SATA SSD 870 EVO 500GB"
 # serial: (model, firmware, rotation rate in rpm), as lab/labctl.py hands them to QEMU.
@@ -55,6 +56,21 @@ def test_disk_facts_reports_the_full_ata_identity(host):
     # NVMe keeps its whole model in sysfs; its identify data has no rotation rate.
     nvme = disks["CEPHOPS-NVME-0001"]
     assert (nvme["model"], nvme["rotation_rate_rpm"], nvme["transport"]) == ("QEMU NVMe Ctrl", None, "nvme"), nvme
+
+
+def test_disk_facts_reports_the_scsi_identity_and_the_wwn(host):
+    disks = disk_facts(host)
+    # SCSI INQUIRY's vendor and product, and the rotation rate of VPD page 0xb1, which the
+    # kernel shows in sysfs since 5.19 (Debian 11's 5.10 has no such file: not reported).
+    scsi = disks[SCSI_SPARE]
+    page = "/sys/block/%s/device/vpd_pgb1" % scsi["name"]
+    rpm = 0 if host.file(page).exists else None
+    assert (scsi["vendor"], scsi["model"], scsi["firmware"], scsi["transport"], scsi["rotation_rate_rpm"]) == \
+        ("CEPHOPS", "SPARE SAS SSD 1T", "C4S1", "scsi", rpm), scsi
+    # The one SATA disk with a WWN has it in its record, as udev's rules match it; the other
+    # SATA disks have none.
+    sata = {serial: disk["wwn"] for serial, disk in disks.items() if disk["transport"] == "sata"}
+    assert {serial: wwn for serial, wwn in sata.items() if wwn} == WWN, sata
 
 
 def test_model_rule_set_at_boot_holds_for_its_model_only(host):
