@@ -4,6 +4,7 @@ The expectations are written out here rather than read from lab/labctl.py, so a
 lab that stops providing what the collection's tests rely on fails loudly.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -35,6 +36,8 @@ ZOO = {
 
 # The zoo's one disk with a World Wide Name (the others have none): a rule by WWN can be proven.
 WWN = {"CEPHOPS-OPSSD-0001": "0x5000c0ffee000001"}
+SATA_SPARE = "CEPHOPS-OPSSD-0001"
+SPARE_TABLE_BACKUP = "/root/cephops-test-opssd.gpt"
 
 # sysfs path fragment of each transport's block devices
 SYSFS_TRANSPORT = {"sata": "/ata", "scsi": "/target", "nvme": "/nvme/", "virtio": "/virtio"}
@@ -69,6 +72,34 @@ def whole_disk_by_serial(host, serial):
         serial, serial).split()
     assert len(found) == 1, f"{serial}: expected one whole disk with this serial, found {found}"
     return found[0]
+
+
+def partition_table(host, disk):
+    """sgdisk's listing without its first line, which names the disk by its kernel name."""
+    return host.check_output("sgdisk --print %s", disk).split("\n", 1)[1]
+
+
+@contextlib.contextmanager
+def blank_sata_spare(host):
+    """The SATA spare (CEPHOPS-OPSSD-0001) blank for the test in the block: the overprovisioning
+    of site.yml partitions it, and the probe and the hardware paths refuse a partitioned disk.
+    Its partition table is set aside and put back afterwards, byte for byte as sgdisk reads it,
+    on the disk found again by serial: a reboot in the block can change kernel names (a
+    restore by the old name once wrote this table to the HDD)."""
+    disk = whole_disk_by_serial(host, SATA_SPARE)
+    name = Path(disk).name
+    partitioned = any(entry.startswith(name) for entry in host.check_output(f"ls /sys/block/{name}").split())
+    if partitioned:
+        table = partition_table(host, disk)
+        host.check_output("sgdisk --backup=%s %s", SPARE_TABLE_BACKUP, disk)
+        host.check_output("sgdisk --zap-all %s && blockdev --rereadpt %s && udevadm settle", disk, disk)
+    yield disk
+    if partitioned:
+        disk = whole_disk_by_serial(host, SATA_SPARE)
+        host.check_output("sgdisk --load-backup=%s %s && blockdev --rereadpt %s && udevadm settle",
+                          SPARE_TABLE_BACKUP, disk, disk)
+        host.check_output("rm -f %s", SPARE_TABLE_BACKUP)
+        assert partition_table(host, disk) == table
 
 
 def sysfs_attr(host, disk, attribute):

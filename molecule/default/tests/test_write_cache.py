@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
-from test_lab import whole_disk_by_serial
+from test_lab import SATA_SPARE, blank_sata_spare, whole_disk_by_serial
 from test_site_defaults import MEASURED, modulerun, nvme_trouble, probe_one
 
 testinfra_hosts = ["ansible://osds"]
 
-SATA_SPARE = "CEPHOPS-OPSSD-0001"
 TOOLS = {SATA_SPARE: "hdparm", "CEPHOPS-OPSCSI-0001": "sdparm", "CEPHOPS-NVME-0001": "nvme"}
 # The tool's own read of the cache, and the figure in its output that says on (1) or off (0).
 READS = {
@@ -33,7 +32,6 @@ READS = {
 # Short: QEMU's NVMe controller has stopped completing I/O under long fio load on a starved host
 # (molecule/shared/group_vars/osds.yml). No run without fsync: it would only add load.
 PROBE = {"runtime": 2, "plp_runtime": 0, "region_size_mib": 16}
-BACKUP = "/root/cephops-test-write-cache-opssd.gpt"
 
 
 def cache_on(host, tool, disk):
@@ -55,32 +53,11 @@ def probe(host, disk, **args):
     return probe_one(host, disk, **dict(PROBE, **args))
 
 
-def partition_table(host, disk):
-    """sgdisk's listing without its first line, which names the disk by its kernel name."""
-    return host.check_output("sgdisk --print %s", disk).split("\n", 1)[1]
-
-
 @pytest.fixture(scope="module")
 def spares(host):
-    """{serial: disk}. The probe refuses a partitioned disk, and the overprovisioning of site.yml
-    partitions the SATA spare: its partition table is set aside for these tests and put back
-    after them, byte for byte as sgdisk reads it."""
-    disks = dict((serial, whole_disk_by_serial(host, serial)) for serial in TOOLS)
-    sata = disks[SATA_SPARE]
-    name = Path(sata).name
-    partitioned = any(entry.startswith(name) for entry in host.check_output(f"ls /sys/block/{name}").split())
-    if partitioned:
-        table = partition_table(host, sata)
-        host.check_output("sgdisk --backup=%s %s", BACKUP, sata)
-        host.check_output("sgdisk --zap-all %s && blockdev --rereadpt %s && udevadm settle", sata, sata)
-    yield disks
-    if partitioned:
-        # Found again: the persistence test reboots, and kernel names can change at a reboot
-        # (a restore by the old name once wrote this table to the HDD).
-        sata = whole_disk_by_serial(host, SATA_SPARE)
-        host.check_output("sgdisk --load-backup=%s %s && blockdev --rereadpt %s && udevadm settle", BACKUP, sata, sata)
-        host.check_output("rm -f %s", BACKUP)
-        assert partition_table(host, sata) == table
+    """{serial: disk}, the SATA spare blank for these tests (test_lab.blank_sata_spare)."""
+    with blank_sata_spare(host):
+        yield dict((serial, whole_disk_by_serial(host, serial)) for serial in TOOLS)
 
 
 @pytest.mark.parametrize("serial", sorted(TOOLS))
@@ -112,6 +89,7 @@ def test_comparison_measures_each_half_in_the_state_the_drive_reports_and_switch
     assert result["verdict"] in MEASURED, result
     assert comparison["observed"] == {"on": "on", "off": "off"}, comparison
     assert comparison["error"] is None and comparison["on_iops"] > 0 and comparison["off_iops"] > 0, comparison
+    assert comparison["faster"] == ("on" if comparison["on_iops"] >= comparison["off_iops"] else "off"), comparison
     assert (comparison["original"], comparison["after"], comparison["restored"]) == (before, before, True), comparison
     assert result["zeroed"] is True, result
     assert (cache_on(host, tool, disk), kernel_view(host, disk)) == (before, view)
