@@ -126,6 +126,20 @@ ZOO = (
 )
 
 
+# Drives of one model for the fleet view (the fleet scenario): what a host buys by the dozen.
+# The last one runs another firmware, so the model shows mixed firmware; the others, over
+# several hosts, are enough disks of one model and firmware for the fleet view to judge.
+SIBLING_MODEL = "CEPHOPS SATA SSD 883 DCT 960GB FLEET SIB"
+SIBLING_FIRMWARE, SIBLING_OLD_FIRMWARE = "CDCT104Q", "CDCT103Q"
+
+
+def siblings(count: int) -> tuple[Disk, ...]:
+    """``count`` blank SATA SSDs of one model (sib1...), the last on the older firmware."""
+    return tuple(Disk(f"sib{index}", "sata", f"CEPHOPS-SIB-{index:04d}", SIBLING_MODEL,
+                      SIBLING_OLD_FIRMWARE if index == count else SIBLING_FIRMWARE, rotation_rate=1)
+                 for index in range(1, count + 1))
+
+
 def blank_zoo(count: int) -> tuple[Disk, ...]:
     """``count`` blank virtio disks and nothing else: for measuring how costs grow with disks."""
     return tuple(Disk(f"blank{index}", "virtio", f"CEPHOPS-BLANK-{index:04d}") for index in range(1, count + 1))
@@ -523,7 +537,7 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
     for name in names:
         if not NAME_RE.match(name):
             raise LabError(f"invalid VM name {name!r}: use lowercase letters, digits and dashes")
-    zoo = blank_zoo(args.blank_disks) if args.blank_disks else ZOO
+    zoo = blank_zoo(args.blank_disks) if args.blank_disks else ZOO + siblings(args.siblings)
     os_image, bases = labimage.ensure_images(lab.suite, tuple(sorted({disk.base for disk in zoo if disk.base})),
                                              lab.variant)
     lab.ensure_key()
@@ -623,6 +637,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     up.add_argument("--name", action="append", required=True, help="VM name; repeat for several VMs")
     up.add_argument("--blank-disks", type=int, default=0, metavar="N",
                     help="instead of the drive zoo, give each VM N blank virtio disks (for benchmarks)")
+    up.add_argument("--siblings", type=int, default=int(os.environ.get("CEPHOPS_LAB_SIBLINGS", "0")), metavar="N",
+                    help="add N blank SATA SSDs of one model to the zoo, the last on another firmware (for the fleet "
+                         "view; env CEPHOPS_LAB_SIBLINGS)")
     up.set_defaults(func=cmd_up)
     down = sub.add_parser("down", help="stop VMs (default: all) and check nothing was written to their pre-filled "
                                        "disks")

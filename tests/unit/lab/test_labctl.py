@@ -171,3 +171,17 @@ def test_scsi_identity_longer_than_inquiry_holds_is_refused(field, value):
     fields[field] = value
     with pytest.raises(ValueError, match="SCSI keeps 8 characters of a vendor, 16 of a product and 4 of a revision"):
         labctl.Disk(**fields)
+
+
+def test_siblings_are_one_model_on_two_firmwares_each_on_an_ahci_port(tmp_path):
+    zoo = labctl.ZOO + labctl.siblings(4)
+    paths = dict(DISKS, **{disk.name: "/nonexistent/%s.qcow2" % disk.name for disk in zoo})
+    argv = labctl.Lab(tmp_path, "bookworm").qemu_argv("node1", 2222, "tcg", paths, zoo)
+    sibs = [d for d in devices(argv, "ide-hd") if d["serial"].startswith("CEPHOPS-SIB-")]
+    assert [d["serial"] for d in sibs] == ["CEPHOPS-SIB-%04d" % i for i in range(1, 5)]
+    assert {d["model"] for d in sibs} == {labctl.SIBLING_MODEL} and len(labctl.SIBLING_MODEL) == labctl.ATA_MODEL_MAX
+    assert [d["ver"] for d in sibs] == [labctl.SIBLING_FIRMWARE] * 3 + [labctl.SIBLING_OLD_FIRMWARE]
+    # Ten SATA disks need a second AHCI controller; each takes a port of its own.
+    buses = [d["bus"] for d in devices(argv, "ide-hd")]
+    assert len(buses) == 10 and len(set(buses)) == 10 and {b.split(".")[0] for b in buses} == {"ahci0", "ahci1"}
+    assert labctl.siblings(0) == ()
