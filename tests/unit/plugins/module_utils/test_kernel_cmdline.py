@@ -81,14 +81,23 @@ def test_assigns(debian):
     assert not cmdline_utils.assigns("#GRUB_CMDLINE_LINUX=\"x\"\n", "GRUB_CMDLINE_LINUX")
 
 
-def test_parse_grubby_info(fixture_text):
-    # RHEL 8.6, as captured in Red Hat's documentation (see tests/unit/plugins/modules/test_kernel_cmdline.py).
+def test_parse_grubby_info_rhel86(fixture_text):
     entries = cmdline_utils.parse_grubby_info(fixture_text("grub/rhel86_grubby_info_all.txt"))
     assert [kernel for kernel, args in entries] == ["/boot/vmlinuz-4.18.0-372.9.1.el8.x86_64",
                                                     "/boot/vmlinuz-0-rescue-67db13ba8cdb420794ef3ee0a8313205"]
     assert entries[0][1] == ["ro", "crashkernel=auto", "resume=/dev/mapper/rhel-swap", "rd.lvm.lv=rhel/root",
                              "rd.lvm.lv=rhel/swap", "rhgb", "quiet", "$tuned_params", "zswap.enabled=1"]
     assert entries[1][1][-1] == "quiet"
+
+
+def test_parse_grubby_info_rocky91(fixture_text):
+    entries = cmdline_utils.parse_grubby_info(fixture_text("grub/rocky91_grubby_info_all.txt"))
+    assert [kernel for kernel, args in entries] == ["/boot/vmlinuz-5.14.0-162.6.1.el9_1.x86_64",
+                                                    "/boot/vmlinuz-5.14.0-70.30.1.el9_0.x86_64",
+                                                    "/boot/vmlinuz-5.14.0-70.22.1.el9_0.x86_64",
+                                                    "/boot/vmlinuz-0-rescue-a98618aa1631441dbb52c75a50834a0a"]
+    assert all(args == ["ro", "crashkernel=1G-4G:192M,4G-64G:256M,64G-:512M", "rd.lvm.lv=rl_devmaster1/root",
+                        "net.ifnames=0"] for _kernel, args in entries)
 
 
 def test_args_satisfy():
