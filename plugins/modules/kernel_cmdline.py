@@ -19,11 +19,15 @@ description:
     old single-queue kernels that still honour it.
   - Debian family - edits C(GRUB_CMDLINE_LINUX) and C(GRUB_CMDLINE_LINUX_DEFAULT) in
     C(/etc/default/grub) and C(/etc/default/grub.d/*.cfg) in place (comments, other lines and
-    quoting stay as written), then runs C(update-grub) or C(grub-mkconfig).
+    quoting stay as written), then runs C(update-grub) or C(grub-mkconfig). Arguments to set go
+    into the last of these files that assigns O(variable), the assignment grub keeps (on
+    Ubuntu's cloud images, C(GRUB_CMDLINE_LINUX_DEFAULT) in C(grub.d/50-cloudimg-settings.cfg)).
   - EL family - additionally updates every boot entry with C(grubby) when C(grubby) is present.
-    This path is tested only against the C(grubby --info=ALL) output of a RHEL 8 host, and
-    C(grub2-mkconfig) not at all; the Debian path runs on Debian 12 (the collection's
-    C(docs/platforms.md)).
+  - Where it runs (the collection's C(docs/platforms.md)) - the Debian path runs in the
+    collection's lab on Debian 11, 12 and 13. On Ubuntu it is tested only on the
+    C(/etc/default/grub) of Ubuntu 24.04 and the drop-in of Ubuntu's cloud images; the EL path
+    only against the C(grubby --info=ALL) output of a RHEL 8.6 and a Rocky Linux 9.1 host, and
+    C(grub2-mkconfig) not at all.
   - Before anything is written, the edited files are sourced by C(sh) in the order grub reads
     them, and the resulting command line must be what was asked for. Every file is backed up
     and replaced atomically; if regenerating the grub configuration fails, the files are put

@@ -4,11 +4,14 @@ import os
 import stat
 import tempfile
 
+import pytest
+
 from modulerun import ansible_module
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "unit", "fixtures")
 
 
+@pytest.mark.pythons
 def test_a_disk_without_smart_is_unknown_with_smartctls_reason_and_unchanged(loop_disks):
     disk = loop_disks(size_gib=1)
     before = disk.checksum()
@@ -44,6 +47,7 @@ def controller_cache_with(tools):
     return result, args
 
 
+@pytest.mark.pythons
 def test_tools_found_on_the_path_are_run_read_only_and_parsed():
     result, args = controller_cache_with({
         "storcli64": os.path.join(FIXTURES, "controller_cache", "storcli_vall_show_all.json"),
