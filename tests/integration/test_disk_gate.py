@@ -226,6 +226,24 @@ def test_persisting_the_faster_write_cache_writes_no_rule_for_a_disk_only_the_ke
     assert not rules.exists()
 
 
+def test_measuring_with_the_cache_disabled_refuses_a_disk_only_the_kernel_sees(loop_disks, gate):
+    # Switching a loop disk's queue/write_cache would stop the flushes, not a drive's cache:
+    # the probe refuses it rather than measure something else, and touches nothing.
+    disk = loop_disks()
+    before, cache = disk.checksum(), kernel_write_cache(disk)
+    run = gate.play([disk], disk_gate_write_cache="disabled", disk_gate_policy="warn")
+    assert run.rc == 0, run.failures
+    found = run.disk(disk.path)
+    assert (found["verdict"], found["approved"], found["write_iops"]) == ("refused", False, None)
+    assert found["reasons"] == ["write_cache disabled: the drive's own write cache cannot be switched here (transport "
+                                "loop); only the kernel's view (queue/write_cache) can, which stops the flushes, not "
+                                "the cache"]
+    assert found["write_cache_disabled"] is None and run.record["blocked"] == [disk.path]
+    job = run.task("Wait for the probe")["results"][0]
+    assert job["changed"] is False and job["results"][0]["written"] is False
+    assert (disk.checksum(), kernel_write_cache(disk)) == (before, cache)
+
+
 def test_persisting_needs_the_comparison(loop_disks, gate, tmp_path):
     run = gate.play([loop_disks()], disk_gate_persist_write_cache=True,
                     disk_gate_write_cache_rules_file=str(tmp_path / "62-test.rules"))
