@@ -27,13 +27,17 @@ LATER_SETTINGS = {"write_cache": "as_is"}
 
 
 def disk_identity(disk, backing_file=None):
-    """What a cached result is bound to: WWN or serial with firmware and size, so a swapped
-    disk, new firmware or a resized namespace misses. A loop device has neither and is known
-    by its backing file instead. None when nothing stable identifies the disk (not cached)."""
+    """What a cached result is bound to: WWN or serial with the full model, firmware and
+    size, so a swapped disk, new firmware or a resized namespace misses. A serial is unique
+    only within its maker's models (udev's by-id names join model and serial for that
+    reason), and two models may share their first 16 characters, all SATA shows in sysfs:
+    the model is the whole string from the identify data. A loop device has neither WWN nor
+    serial and is known by its backing file instead. None when nothing stable identifies the
+    disk (not cached)."""
     if not (disk.get("wwn") or disk.get("serial") or backing_file):
         return None
-    return {"wwn": disk.get("wwn"), "serial": disk.get("serial"), "firmware": disk.get("firmware"),
-            "size_bytes": disk.get("size_bytes"), "backing_file": backing_file}
+    return {"wwn": disk.get("wwn"), "serial": disk.get("serial"), "model": disk.get("model"),
+            "firmware": disk.get("firmware"), "size_bytes": disk.get("size_bytes"), "backing_file": backing_file}
 
 
 def entry_key(identity, settings):

@@ -245,8 +245,8 @@ options:
       - Seconds a measured verdict (V(suitable), V(marginal), V(unsuitable)) stays valid in
         O(cache_dir). A disk with a valid entry is not probed again; its stored result comes
         back with C(cached) and C(cache_age_seconds). V(0) neither reads nor writes the cache.
-      - An entry belongs to the disk's identity (WWN or serial, firmware and size; a loop
-        device's backing file) and to every setting that shapes the measurement or the
+      - An entry belongs to the disk's identity (WWN or serial, the full model, firmware and
+        size; a loop device's backing file) and to every setting that shapes the measurement or the
         verdict (mode, method, fio options, runtime, region, thresholds, adaptive, journal,
         power-loss and write cache settings). A disk without a WWN, serial or backing file is
         always probed.

@@ -29,7 +29,7 @@ MIN_GROUP = 5
 K = 3.5
 SIGMA_PER_MAD = 1.4826
 FLOOR = 0.25
-FIGURES = (("write_iops", "sync IOPS"), ("p99_sync_latency_ms", "p99 latency ms"))
+FIGURES = (("write_iops", "sync IOPS"), ("p99_sync_latency_ms", "p99 latency"))
 
 
 def median(values):

@@ -143,12 +143,15 @@ def _judged(group, min_group):
     return "yes" if group["judged"] else "no: %d of %d measured disks" % (group["measured"], min_group)
 
 
+UNITS = {"write_iops": "", "p99_sync_latency_ms": " ms"}
+
+
 def _outlier(outlier):
     """What makes a disk an outlier, in words: the figure, its median and the allowed deviation."""
     key = outlier["figure"]
+    value, median, allowed = (_value(key, outlier[field]) + UNITS[key] for field in ("value", "median", "allowed"))
     return "%s %s, %s the median %s of its model and firmware by more than %s" % (
-        outlier["label"], _value(key, outlier["value"]), outlier["direction"], _value(key, outlier["median"]),
-        _value(key, outlier["allowed"]))
+        outlier["label"], value, outlier["direction"], median, allowed)
 
 
 def _hosts(hosts, shown=5):
@@ -623,8 +626,9 @@ def to_cephadm_spec(document):
     """OSD service specs of the disks the gate lets through, per host (paths differ per
     host), laid out as they were gated. Under the exclude policy every host's handed-over
     disks; under block and warn only hosts that passed. Service ids start with the settings'
-    ``cephadm_service_id``; the fleet's outliers (fleet_models.py) and the disks unlikely to
-    have power-loss protection head the file as comments."""
+    ``cephadm_service_id``. Comments head the file: what was left out, the fleet's outliers
+    and mixed firmware (fleet_models.py), the disks unlikely to have power-loss protection
+    and the unhealthy disks with their health reasons."""
     settings = document.get("settings") or {}
     prefix = settings.get("cephadm_service_id") or "gated"
     specs, notes = [], []
@@ -633,8 +637,13 @@ def to_cephadm_spec(document):
             specs += _host_specs(prefix, entry, notes)
     notes += ["%s %s: fleet outlier: %s" % (outlier["host"], outlier["device"], _outlier(outlier))
               for group in document["models"]["groups"] for outlier in group["outliers"]]
-    notes += ["%s %s: power-loss protection %s" % (entry["host"], disk["device"], _plp(disk))
-              for entry in document["hosts"] for disk in entry["disks"] if (disk["plp"] or {}).get("verdict") == "unlikely"]
+    notes += ["mixed firmware: %s: %s" % (mixed["model"], _firmware_mix(mixed))
+              for mixed in document["models"]["mixed_firmware"]]
+    disks = [(entry["host"], disk) for entry in document["hosts"] for disk in entry["disks"]]
+    notes += ["%s %s: power-loss protection %s" % (host, disk["device"], _plp(disk))
+              for host, disk in disks if (disk["plp"] or {}).get("verdict") == "unlikely"]
+    notes += ["%s %s: health %s" % (host, disk["device"], _health(disk))
+              for host, disk in disks if disk["verdict"] == "unhealthy"]
     head = "".join("# %s\n" % _text(note).replace("\n", " ") for note in notes)
     if not specs:
         return head + "# no host has disks the gate lets through\n"

@@ -200,18 +200,48 @@ def test_the_rollback_entry_point_removes_the_verdict_cache(loop_disks, gate):
     assert not gate.cache_dir.exists()
 
 
+def kernel_write_cache(disk):
+    """The kernel's view of the disk's write cache, all a loop disk has."""
+    with open("/sys/block/%s/queue/write_cache" % disk.name) as handle:
+        return handle.read().strip()
+
+
 def test_persisting_the_faster_write_cache_writes_no_rule_for_a_disk_only_the_kernel_sees(loop_disks, gate, tmp_path):
     # A loop disk's cache is the kernel's view alone: compared, but never kept off at boot.
     disk, rules = loop_disks(), tmp_path / "62-cephops-write-cache.rules"
+    before = kernel_write_cache(disk)
     run = gate.play([disk], disk_gate_compare_write_cache=True, disk_gate_persist_write_cache=True,
                     disk_gate_write_cache_rules_file=str(rules), disk_gate_record_dir=str(tmp_path / "records"))
     assert run.rc == 0, run.failures
-    assert run.disk(disk.path)["write_cache_comparison"]["faster"] in ("on", "off")
+    compared = run.disk(disk.path)["write_cache_comparison"]
+    assert (compared["error"], compared["restored"]) == (None, True), compared
+    assert compared["on_iops"] > 0 and compared["off_iops"] > 0, compared
+    # The faster setting is the one that measured more sync IOPS.
+    assert compared[compared["faster"] + "_iops"] == max(compared["on_iops"], compared["off_iops"]), compared
+    assert kernel_write_cache(disk) == before
     lines = run.task("Say which disks keep a setting")["msg"]
     assert lines == ["%s: write cache not kept: only the kernel's view of its write cache exists (transport loop): "
                      "no drive tool switches it" % disk.path], lines
     assert run.task("Apply the settings now and at every boot")["changed"] is False
     assert not rules.exists()
+
+
+def test_measuring_with_the_cache_disabled_refuses_a_disk_only_the_kernel_sees(loop_disks, gate):
+    # Switching a loop disk's queue/write_cache would stop the flushes, not a drive's cache:
+    # the probe refuses it rather than measure something else, and touches nothing.
+    disk = loop_disks()
+    before, cache = disk.checksum(), kernel_write_cache(disk)
+    run = gate.play([disk], disk_gate_write_cache="disabled", disk_gate_policy="warn")
+    assert run.rc == 0, run.failures
+    found = run.disk(disk.path)
+    assert (found["verdict"], found["approved"], found["write_iops"]) == ("refused", False, None)
+    assert found["reasons"] == ["write_cache disabled: the drive's own write cache cannot be switched here (transport "
+                                "loop); only the kernel's view (queue/write_cache) can, which stops the flushes, not "
+                                "the cache"]
+    assert found["write_cache_disabled"] is None and run.record["blocked"] == [disk.path]
+    job = run.task("Wait for the probe")["results"][0]
+    assert job["changed"] is False and job["results"][0]["written"] is False
+    assert (disk.checksum(), kernel_write_cache(disk)) == (before, cache)
 
 
 def test_persisting_needs_the_comparison(loop_disks, gate, tmp_path):

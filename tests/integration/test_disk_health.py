@@ -59,3 +59,12 @@ def test_tools_found_on_the_path_are_run_read_only_and_parsed():
                                         "c0/v2 write through (/dev/sdc)")
     assert result["summary"].endswith("; ssacli: Smart Array P822 in Slot 2, logical drive 1 write back (/dev/sda), "
                                       "Smart Array P822 in Slot 2, logical drive 2 write back (/dev/sdb)")
+
+
+def test_perccli_is_run_and_read_like_storcli():
+    result, args = controller_cache_with({
+        "perccli64": os.path.join(FIXTURES, "controller_cache", "perccli_vall_show_all.json")})
+    assert args == {"perccli64": ["/call/vall", "show", "all", "J"]}, args
+    assert [(tool["name"], tool["error"]) for tool in result["tools"]] == [("perccli", None)]
+    assert result["summary"] == "perccli: " + ", ".join(
+        "c0/v%d write back (/dev/sd%s)" % (index, letter) for index, letter in enumerate("abcdef"))

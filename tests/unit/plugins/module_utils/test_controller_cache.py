@@ -1,4 +1,4 @@
-"""controller_cache on storcli and ssacli outputs from public repositories
+"""controller_cache on storcli, perccli and ssacli outputs from public repositories
 (fixtures/controller_cache/README.md)."""
 
 import json
@@ -27,6 +27,19 @@ def test_storcli_every_virtual_drive_with_its_write_policy():
         ("c0/v6", "NRWTD", "write through", "/dev/sdg")]
     assert (found[0]["initial_write_cache"], found[0]["raid"], found[0]["disk_cache_policy"]) == (
         "WriteBack", "RAID1", "Disk's Default")
+
+
+def test_perccli_of_a_dell_perc_reads_as_storcli():
+    # perccli is Dell's build of storcli: the same command, the same JSON.
+    found = controller_cache.parse_storcli(json.loads(fixture("perccli_vall_show_all.json")))
+    assert [(d["name"], d["raid"], d["state"], d["cache"], d["write_policy"], d["os_drive"]) for d in found] == [
+        ("c0/v0", "RAID1", "Optl", "RWBD", "write back", "/dev/sda"),
+        ("c0/v1", "RAID0", "Optl", "RWBD", "write back", "/dev/sdb"),
+        ("c0/v2", "RAID0", "Optl", "RWBD", "write back", "/dev/sdc"),
+        ("c0/v3", "RAID0", "Optl", "RWBD", "write back", "/dev/sdd"),
+        ("c0/v4", "RAID0", "Optl", "RWBD", "write back", "/dev/sde"),
+        ("c0/v5", "RAID5", "Optl", "RWBD", "write back", "/dev/sdf")]
+    assert {(d["initial_write_cache"], d["disk_cache_policy"]) for d in found} == {("WriteBack", "Disk's Default")}
 
 
 def test_storcli_always_write_back_is_told_apart():

@@ -30,7 +30,8 @@ def key_of(disk=None, **changes):
 def test_cache_key_follows_identity_and_measuring_settings_only():
     key = key_of()
     assert key == key_of() and len(key) == 64
-    for field, value in (("wwn", "0x55cd2e404c0a9999"), ("firmware", "G2010150"), ("size_bytes", 800 * 10 ** 9)):
+    for field, value in (("wwn", "0x55cd2e404c0a9999"), ("firmware", "G2010150"), ("size_bytes", 800 * 10 ** 9),
+                         ("model", "INTEL SSDSC2BB016T7")):
         assert key_of(dict(DISK, **{field: value})) != key, field
     for setting, value in (("runtime", 30), ("mode", "journal"), ("thresholds", dict(THRESHOLDS, min_iops=8000)),
                            ("options", fio_job.job_options("randwrite", {"bs": "16k"})), ("parallel", False),
@@ -41,9 +42,34 @@ def test_cache_key_follows_identity_and_measuring_settings_only():
 
 
 def test_a_setting_added_later_keeps_the_keys_stored_before_it_at_its_old_behaviour():
-    # The key these settings had before write_cache existed, so a cache filled then still serves.
-    assert key_of(write_cache="as_is") == "92ccd55bf21f9886a8230f610ee6721d557f5ee7bab8d88ad750efaf72bd7f00"
+    # The key these settings have had since the model joined the disk's identity (which made
+    # every entry stored before miss once); write_cache at its old behaviour leaves it alone.
+    assert key_of(write_cache="as_is") == "a042970852e221c1aa38c417c9dfac6d347ec65c09d75a32f61fe41a8f862a08"
     assert key_of(write_cache="disabled") != key_of()
+
+
+# A SATA drive as sysfs shows it cuts both strings: device/model keeps 16 of the model's 40
+# characters, device/rev the last 4 of the firmware's 8. The cache takes them whole.
+SATA = dict(DISK, model="CEPHOPS SATA SSD 870 PRO 3840GB WITH PLP", firmware="CVO12B6Q")
+
+
+def test_a_firmware_change_in_the_characters_sysfs_hides_misses(tmp_path):
+    updated = dict(SATA, firmware="CVO22B6Q")
+    assert updated["firmware"][-4:] == SATA["firmware"][-4:]  # what device/rev shows: 2B6Q both
+    probe_cache.store(str(tmp_path), key_of(SATA), stored(), 1000.0)
+    assert probe_cache.lookup(str(tmp_path), key_of(SATA), 1001.0, 3600) is not None
+    assert probe_cache.lookup(str(tmp_path), key_of(updated), 1001.0, 3600) is None
+
+
+def test_two_models_sharing_their_first_16_characters_never_share_an_entry(tmp_path):
+    # Same serial, WWN, firmware and size: only the model after its 16th character differs.
+    other = dict(SATA, model="CEPHOPS SATA SSD 870 EVO 500GB")
+    assert other["model"][:16] == SATA["model"][:16] == "CEPHOPS SATA SSD"
+    for first, second in ((SATA, other), (other, SATA)):
+        cache = tmp_path / first["model"].replace(" ", "_")
+        probe_cache.store(str(cache), key_of(first), stored(), 1000.0)
+        assert probe_cache.lookup(str(cache), key_of(second), 1001.0, 3600) is None
+    assert probe_cache.disk_identity(SATA)["model"] == SATA["model"]
 
 
 def test_disk_without_stable_identity_is_not_cached_but_a_loop_device_is():

@@ -5,9 +5,12 @@ import json
 import os
 import xml.etree.ElementTree as ET
 
+import yaml
+
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import controller_cache, smart_health
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
 
+import ceph_spec
 from gate_samples import SETTINGS, candidate, finished_ok, jobs, result
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "smartctl")
@@ -95,3 +98,17 @@ def test_every_report_shows_health_and_the_controllers():
     assert failure.get("type") == "unhealthy" and "304 reallocated sectors > 10" in failure.get("message")
     passed = [case for case in suite.findall("testcase") if case.get("name").startswith("/dev/sdc")][0]
     assert passed.find("system-out").text.splitlines()[0].endswith("health passed")
+
+
+def test_the_cephadm_spec_says_why_each_unhealthy_disk_is_left_out():
+    document = gate_decision.fleet_document(["osd1"], [host()], dict(SETTINGS, policy="exclude"))
+    text = gate_report.to_cephadm_spec(document)
+    assert text.splitlines()[:2] == [
+        "# osd1 /dev/sdb: health failed: 304 reallocated sectors > 10",
+        "# osd1 /dev/sde: health failed: SMART overall assessment: FAILED; NVMe critical warning: volatile memory "
+        "backup failed"]
+    assert [spec["spec"] for spec in yaml.safe_load_all(text)] == [{"data_devices": {"paths": ["/dev/sdc", "/dev/sdd"]}}]
+    # Health required: the disk without SMART data is left out with the reason too.
+    required = gate_decision.fleet_document(["osd1"], [host(health_required=True)], dict(SETTINGS, policy="exclude"))
+    assert "# osd1 /dev/sdd: health unknown: no SMART data: " in gate_report.to_cephadm_spec(required)
+    assert ceph_spec.validate(text) == [("DriveGroupSpec", "osd.gated-osd1")]

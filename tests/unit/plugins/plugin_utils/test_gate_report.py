@@ -310,8 +310,24 @@ def test_every_report_shows_the_fleet_per_model_its_outlier_and_mixed_firmware()
     assert not root.findall(".//failure")
 
     spec = gate_report.to_cephadm_spec(document)
-    assert spec.startswith("# osd-07 /dev/sdb: fleet outlier: %s\n" % said)
+    assert spec.startswith("# osd-07 /dev/sdb: fleet outlier: %s\n# mixed firmware: %s: %s\n---\n" % (said, MODEL, mix))
     assert len(list(yaml.safe_load_all(spec))) == 9
+
+
+def test_a_p99_outlier_reads_with_its_unit_in_every_report():
+    # Six disks alike in sync IOPS, the last one's p99 latency eight times its siblings'.
+    document = fleet_of(same_model([9000] * 6, p99=[0.3, 0.31, 0.29, 0.3, 0.3, 2.4]))
+    [group] = document["models"]["groups"]
+    assert [(o["host"], o["figure"]) for o in group["outliers"]] == [("osd-05", "p99_sync_latency_ms")]
+    said = "p99 latency 2.4 ms, above the median 0.3 ms of its model and firmware by more than 0.075 ms"
+    line = "osd-05 /dev/sdb (%s, XCV10132): %s" % (MODEL, said)
+    assert "outlier: " + line in gate_report.to_table(document).splitlines()
+    assert "- Outlier: %s." % line in gate_report.to_markdown(document).splitlines()
+    assert '<li class="blocked">Outlier: %s</li>' % line in gate_report.to_html(document)
+    root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
+    [case] = [c for s in root.findall("testsuite") if s.get("name") == "osd-05" for c in s.findall("testcase")]
+    assert case.find("system-out").text.splitlines()[-1] == "fleet outlier: " + said
+    assert gate_report.to_cephadm_spec(document).startswith("# osd-05 /dev/sdb: fleet outlier: %s\n---\n" % said)
 
 
 def test_the_per_model_view_of_a_hostile_fleet_stays_in_its_cells():
