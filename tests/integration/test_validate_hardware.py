@@ -186,6 +186,7 @@ def test_hpa_takes_two_runs_with_a_power_cycle_between_and_gives_the_drive_back(
     native = size // 512
     hidden = native - native * 4 // 5 // 2048 * 2048  # 20 %, the rest in whole MiB
     record = tmp_path / "records" / ("hpa-%s.json" % drive.serial)
+    original = drive.state()["hdparm"]
 
     rc, failures, report = validate_standin(tmp_path, drive, mount_ns)
     assert rc == 0, failures
@@ -222,7 +223,7 @@ def test_hpa_takes_two_runs_with_a_power_cycle_between_and_gives_the_drive_back(
     assert "| ata_hpa | passed | restored: %d of %d sectors visible" % (native, native) in markdown
 
     drive.power_cycle()
-    assert disk.size == size and disk.checksum() == BLANK_CHECKSUM
+    assert drive.state()["hdparm"] == original and disk.size == size and disk.checksum() == BLANK_CHECKSUM
 
 
 def test_a_drive_that_refuses_set_max_fails_the_hpa_path_and_keeps_its_size(loop_disks, mount_ns, tmp_path):
