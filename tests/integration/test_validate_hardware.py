@@ -2,6 +2,13 @@
 apply to a loop disk (write cache through the kernel's view, partition over-provisioning) run
 and restore the disk, and the report names why HPA, NVMe and the controller do not apply.
 
+The paths only real drives take run against stand-in drives (tests/integration/standins): a
+loop disk that a private mount namespace shows as a SATA SSD, an NVMe namespace or a RAID
+virtual drive, with stand-in hdparm, nvme, sdparm and storcli64 that replay captured outputs.
+The HPA path's two runs with a power cycle between them, the NVMe namespace made smaller and
+given its size back, and the controller's report naming the drive run there, through the
+unchanged playbook and modules.
+
 The module records and the probe journal go to tmp_path, the reports too.
 """
 
@@ -11,6 +18,7 @@ import os
 
 from conftest import hide_binaries
 from modulerun import json_env, run_playbook
+from standins import Drive
 from test_disk_facts import make_data_mid_disk, make_xfs
 
 PLAYBOOK = os.path.join(os.path.dirname(__file__), "..", "..", "playbooks", "validate_hardware.yml")
@@ -21,9 +29,9 @@ def backing_file(disk):
         return handle.read().strip()
 
 
-def validate(tmp_path, disk, check=False, prefix=(), **extra):
+def validate(tmp_path, disk, check=False, prefix=(), env=None, **extra):
     """(rc, the play's failure messages, report or None) of one run against ``disk``; ``prefix`` runs
-    ansible-playbook under another command (a mount namespace)."""
+    ansible-playbook under another command (a mount namespace), ``env`` adds variables."""
     extra_vars = dict(cephops_validate_hosts="localhost", cephops_report_dir=str(tmp_path / "reports"),
                       cephops_validate_device=disk.path, cephops_validate_probe_seconds=1,
                       cephops_validate_record_dir=str(tmp_path / "records"))
@@ -31,7 +39,7 @@ def validate(tmp_path, disk, check=False, prefix=(), **extra):
     argv = list(prefix) + ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                            "--extra-vars", json.dumps(extra_vars), os.path.abspath(PLAYBOOK)]
     argv += ["--check"] if check else []
-    rc, report = run_playbook(argv, json_env())
+    rc, report = run_playbook(argv, json_env(**(env or {})))
     # The play's own refusals and verdict; a path's failed module call is ignored there and
     # goes into the report.
     failures = [host["msg"] for play in report["plays"] for task in play["tasks"]
@@ -163,3 +171,121 @@ def test_a_failing_path_is_reported_with_the_modules_message_and_fails_the_play(
                         % tmp_path]
     assert "| partition | failed | " in (tmp_path / "reports" / "validate-hardware-localhost.md").read_text()
     assert disk.checksum() == before
+
+
+def validate_standin(tmp_path, drive, mount_ns):
+    """validate() against a stand-in drive, confirmed by its serial, else its WWN."""
+    return validate(tmp_path, drive, prefix=mount_ns, env=drive.env,
+                    cephops_validate_confirm=drive.serial or drive.wwn)
+
+
+def test_hpa_takes_two_runs_with_a_power_cycle_between_and_gives_the_drive_back(loop_disks, mount_ns, tmp_path):
+    disk = loop_disks()
+    size = disk.size
+    drive = Drive("sata", disk, mount_ns, tmp_path / "drive")
+    native = size // 512
+    hidden = native - native * 4 // 5 // 2048 * 2048  # 20 %, the rest in whole MiB
+    record = tmp_path / "records" / ("hpa-%s.json" % drive.serial)
+    original = drive.state()["hdparm"]
+
+    rc, failures, report = validate_standin(tmp_path, drive, mount_ns)
+    assert rc == 0, failures
+    paths = by_path(report)
+    hpa = paths["ata_hpa"]
+    assert (hpa["status"], hpa["details"]["phase"]) == ("restore pending", "apply"), hpa
+    assert hpa["message"] == (
+        "hid %d of %d sectors (read back: %d visible, was %d); a drive takes one change per power cycle: power the "
+        "host off and on, then run this playbook again to restore the native max"
+        % (hidden, native, native - hidden, native))
+    # The drive took the change; the kernel keeps the old size until the power cycle.
+    assert drive.state()["hdparm"] == dict(native=native, visible=native - hidden, changed_since_power_on=True,
+                                           write_cache=True)
+    assert disk.size == size
+    assert json.loads(record.read_text())["disks"]["serial:" + drive.serial]["visible_sectors_before"] == native
+    assert paths["write_cache"]["status"] == "passed" and paths["write_cache"]["details"]["before"]["tool"] == "hdparm"
+    assert paths["partition"]["status"] == "passed", paths["partition"]
+    assert (paths["nvme_namespace"]["status"], paths["nvme_namespace"]["message"]) == \
+        ("not applicable", "not an NVMe disk (transport sata)")
+    assert (paths["controller_cache"]["status"], paths["controller_cache"]["message"]) == \
+        ("not applicable", "the drive is no virtual drive of the controllers storcli report")
+    assert report["restored"] is True
+
+    drive.power_cycle()
+    assert disk.size == (native - hidden) * 512
+    rc, failures, report = validate_standin(tmp_path, drive, mount_ns)
+    assert rc == 0, failures
+    hpa = by_path(report)["ata_hpa"]
+    assert (hpa["status"], hpa["details"]["phase"]) == ("passed", "restore"), hpa
+    assert hpa["message"] == ("restored: %d of %d sectors visible (read back); the kernel shows the full size after "
+                              "the next power cycle" % (native, native))
+    assert drive.state()["hdparm"]["visible"] == native and not record.exists()
+    markdown = (tmp_path / "reports" / "validate-hardware-localhost.md").read_text()
+    assert "| ata_hpa | passed | restored: %d of %d sectors visible" % (native, native) in markdown
+
+    drive.power_cycle()
+    assert drive.state()["hdparm"] == original and disk.size == size and disk.checksum() == BLANK_CHECKSUM
+
+
+def test_a_drive_that_refuses_set_max_fails_the_hpa_path_and_keeps_its_size(loop_disks, mount_ns, tmp_path):
+    disk = loop_disks()
+    drive = Drive("sata", disk, mount_ns, tmp_path / "drive")
+    native = disk.size // 512
+    # Someone set the drive's maximum by hand since it was powered on: it takes no other change now.
+    drive.run(["hdparm", "--yes-i-know-what-i-am-doing", "-N", "p%d" % native, drive.path])
+    rc, failures, report = validate_standin(tmp_path, drive, mount_ns)
+    assert rc != 0 and failures == ["ata_hpa failed; the drive reads back as before; see %s/reports/"
+                                    "validate-hardware-localhost.md" % tmp_path]
+    hpa = by_path(report)["ata_hpa"]
+    assert hpa["status"] == "failed"
+    assert hpa["message"] == ("%s: the drive rejected SET MAX ADDRESS (SET_MAX_ADDRESS(_EXT) failed: Input/output "
+                              "error): the HPA is unchanged, %d of %d sectors visible; the blank disk was discarded"
+                              % (drive.path, native, native))
+    assert drive.state()["hdparm"]["visible"] == native
+    assert not (tmp_path / "records" / ("hpa-%s.json" % drive.serial)).exists()
+
+
+def test_nvme_namespace_is_made_smaller_and_given_its_size_back(loop_disks, mount_ns, tmp_path):
+    disk = loop_disks()
+    size = disk.size
+    drive = Drive("nvme", disk, mount_ns, tmp_path / "drive")
+    blocks = size // 512
+    smaller = blocks * 4 // 5 // 2048 * 2048
+    first = drive.state()["nvme"]["namespaces"]["1"]["eui64"]
+    rc, failures, report = validate_standin(tmp_path, drive, mount_ns)
+    assert rc == 0, failures
+    paths = by_path(report)
+    namespace = paths["nvme_namespace"]
+    assert namespace["status"] == "passed", namespace
+    assert namespace["message"] == "namespace %d -> %d blocks (read back), then %d blocks again (read back)" % (
+        blocks, smaller, blocks)
+    assert namespace["details"]["apply"][0]["actions"] == [
+        "nvme delete-ns /dev/nvme9 --namespace-id=1",
+        "nvme create-ns /dev/nvme9 --nsze=%d --ncap=%d --flbas=0 --dps=0 --nmic=0" % (smaller, smaller),
+        "nvme attach-ns /dev/nvme9 --namespace-id=NEW --controllers=0", "nvme ns-rescan /dev/nvme9",
+        "udevadm settle --timeout=60"]
+    assert namespace["details"]["restore"][0]["nsze"] == blocks
+    # Made anew twice: the namespace has its size back under a new EUI-64, and so has the kernel.
+    nvme = drive.state()["nvme"]
+    assert (list(nvme["namespaces"]), nvme["namespaces"]["1"]["nsze"], nvme["attached"]) == (["1"], blocks, 1)
+    assert nvme["namespaces"]["1"]["eui64"] != first and disk.size == size
+    assert not (tmp_path / "records" / ("nvme_namespace-%s.json" % drive.serial)).exists()
+    assert paths["write_cache"]["status"] == "passed" and paths["write_cache"]["details"]["before"]["tool"] == "nvme"
+    assert paths["partition"]["status"] == "passed", paths["partition"]
+    assert (paths["ata_hpa"]["status"], paths["ata_hpa"]["message"]) == \
+        ("not applicable", "not an ATA disk (transport nvme)")
+    assert report["restored"] is True and disk.checksum() == BLANK_CHECKSUM
+
+
+def test_a_raid_virtual_drive_is_found_in_the_controllers_report(loop_disks, mount_ns, tmp_path):
+    disk = loop_disks()
+    drive = Drive("raid", disk, mount_ns, tmp_path / "drive")
+    rc, failures, report = validate_standin(tmp_path, drive, mount_ns)
+    assert rc == 0, failures
+    paths = by_path(report)
+    controller = paths["controller_cache"]
+    assert (controller["status"], controller["message"]) == ("passed", "c0/v1: write back"), controller
+    assert [vd["os_drive"] for vd in controller["details"]["virtual_drives"]] == ["/dev/sdb"]
+    assert paths["write_cache"]["status"] == "passed" and paths["write_cache"]["details"]["before"]["tool"] == "sdparm"
+    assert (paths["ata_hpa"]["status"], paths["ata_hpa"]["message"]) == \
+        ("not applicable", "not an ATA disk (transport scsi)")
+    assert report["drive"]["wwn"] == drive.wwn and report["restored"] is True
