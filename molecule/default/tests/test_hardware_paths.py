@@ -1,8 +1,8 @@
 """playbooks/validate_hardware.yml on the lab's emulated drives, as an operator runs it on a spare.
 
 QEMU's drives show what the playbook does where a path cannot work: the SATA spare refuses SET
-MAX ADDRESS (the HPA path fails and says so, the drive left as it was), and QEMU's NVMe
-controller has no namespace management (not applicable). The paths that can work on them (the
+MAX ADDRESS, and QEMU's NVMe controller advertises namespace management but refuses to delete a
+namespace; each path fails, says so, and leaves the drive as it was. The paths that can work on them (the
 write cache switched with the drive's own tool, over-provisioning by partition) pass, and the
 drive reads back as before. The success paths of HPA and namespaces need real drives.
 """
@@ -65,14 +65,17 @@ def test_on_the_sata_spare_hpa_fails_as_the_drive_refuses_and_the_rest_passes(ho
     host.check_output("rm -rf %s", RECORDS)
 
 
-def test_on_the_nvme_disk_namespaces_are_not_applicable_and_the_rest_passes(host, tmp_path):
+def test_on_the_nvme_disk_the_namespace_path_fails_as_the_controller_refuses_and_the_rest_passes(host, tmp_path):
+    # QEMU's controller advertises namespace management (OACS bit 3) but refuses to delete a
+    # namespace: the path must fail on the first command, with the namespace as it was.
     disk = whole_disk_by_serial(host, NVME)
+    size = host.check_output("blockdev --getsize64 %s", disk)
     rc, report = validate(host, disk, NVME, tmp_path)
-    paths = statuses(report)
-    assert paths == {"controller_cache": "not applicable", "write_cache": "passed", "partition": "passed",
-                     "nvme_namespace": "not applicable", "ata_hpa": "not applicable"}, report["paths"]
+    assert statuses(report) == {"controller_cache": "not applicable", "write_cache": "passed", "partition": "passed",
+                                "nvme_namespace": "failed", "ata_hpa": "not applicable"}, report["paths"]
     namespace = [path for path in report["paths"] if path["path"] == "nvme_namespace"][0]
-    assert "no namespace management" in namespace["message"], namespace
-    assert rc == 0 and report["restored"] is True, report["verify"]
+    assert "refused to delete namespace 1" in namespace["message"] and "nothing changed" in namespace["message"], namespace
+    assert rc != 0 and report["restored"] is True, report["verify"]
+    assert host.check_output("blockdev --getsize64 %s", disk) == size
     assert host.check_output("lsblk --noheadings --output NAME %s", disk).split() == [Path(disk).name]
     host.check_output("rm -rf %s", RECORDS)
