@@ -22,16 +22,17 @@ SCHEDULERS = {
     DATA_SERIAL: "none",
     "CEPHOPS-OPSSD-0001": "none",
     "CEPHOPS-HDD-0001": "mq-deadline",
-    "CEPHOPS-NVME-0001": "none",  # the bookworm guest starts NVMe on mq-deadline: udev must change it
+    "CEPHOPS-NVME-0001": "bfq",  # its model rule, by the model in sysfs; the guest starts it on mq-deadline
     "CEPHOPS-VIRTIO-0001": "none",
     "CEPHOPS-OPVIRT-0001": "bfq",  # its serial rule: bfq is a module, loaded at boot by the role's file
 }
 BFQ_SERIAL = "CEPHOPS-OPVIRT-0001"
 MODULES_LOAD = "/etc/modules-load.d/cephops-io-scheduler.conf"
 WWN_SERIAL, = WWN  # tuned by a disk rule that matches its WWN
-# By class, but the two SSD models by their model rules (max_sectors_kb_models in the lab's
-# group_vars) and the spare SSD by its WWN rule (max_sectors_kb_overrides).
-MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "32", DATA_SERIAL: "64", WWN_SERIAL: "16"}
+# By class, but the two SSD models and the SCSI spare by their model rules (max_sectors_kb_models
+# in the lab's group_vars) and the spare SSD by its WWN rule (max_sectors_kb_overrides).
+MAX_SECTORS_KB = {"CEPHOPS-SSD-0001": "128", "CEPHOPS-SLOW-0001": "32", DATA_SERIAL: "64", WWN_SERIAL: "16",
+                  "CEPHOPS-OPSCSI-0001": "48"}  # the SCSI spare by its model rule
 # The kernel's max_sectors_kb for a disk that allows more (BLK_DEF_MAX_SECTORS, 2560 sectors).
 KERNEL_DEFAULT_MAX_SECTORS_KB = 1280
 RULES = ("/etc/udev/rules.d/61-cephops-io-scheduler.rules", "/etc/udev/rules.d/61-cephops-max-sectors-kb.rules")
@@ -53,7 +54,7 @@ def test_scheduler_set_by_udev_at_boot(host, serial):
 
 
 @pytest.mark.parametrize("serial", sorted(MAX_SECTORS_KB))
-def test_max_sectors_kb_holds_on_sata_ssds(host, serial):
+def test_max_sectors_kb_holds_after_reboot(host, serial):
     assert queue(host, serial, "max_sectors_kb") == MAX_SECTORS_KB[serial]
 
 
