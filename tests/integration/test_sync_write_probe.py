@@ -67,7 +67,8 @@ def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     assert found["method"] == "fio" and found["fio_version"].startswith("fio-")
     assert found["latency_us"]["sync"]["p99"] >= found["latency_us"]["sync"]["p50"] > 0
     assert "--fsync=1" in found["command"] and "--filename=" + disk.path in found["command"]
-    assert found["write_cache"] == {"tool": "sysfs", "kernel_view": "write back", "enabled": True, "volatile": True}
+    assert found["write_cache"] == {"tool": "sysfs", "kernel_view": "write back", "present": None, "enabled": True,
+                                    "volatile": True}
     plp = found["plp"]
     assert plp["unsynced_iops"] > 0 and plp["ratio"] > 0 and plp["flush_cost_ms"] >= 0 and plp["error"] is None
     assert plp["verdict"] in ("likely", "unlikely", "unknown") and plp["reasons"][0].startswith("a durable write takes")
