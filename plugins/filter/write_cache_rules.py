@@ -17,9 +17,9 @@ description:
     matches the disk by serial (or WWN) when it appears and runs its drive's tool with the faster setting,
     C(hdparm -W), C(sdparm --set/--clear WCE) followed by a rescan so the kernel sees the
     change, or C(nvme set-feature) for the volatile write cache feature. None saves to the drive.
-  - A disk is skipped, with its reason, when its comparison failed or did not restore the drive,
-    when only the kernel's view of its cache exists (loop, virtio), or when it has neither
-    serial nor WWN.
+  - A disk is skipped, with its reason, when the drive has no volatile write cache (NVMe vwc 0,
+    nothing to switch), when its comparison failed or did not restore the drive, when only the
+    kernel's view of its cache exists (loop, virtio), or when it has neither serial nor WWN.
 author:
   - cephops maintainers (@cephops)
 options:

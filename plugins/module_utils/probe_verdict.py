@@ -12,7 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, write_cache
 
 # Defaults for flash OSDs, derived from the articles' figures in docs/gate_thresholds.md.
 DEFAULT_THRESHOLDS = {
@@ -198,9 +198,9 @@ def plp_verdict(synced, unsynced, cache):
     silenced = _cache_reason(cache)
     if cache.get("enabled") is None and cache.get("volatile") is None:
         reasons.insert(0, "the write cache state could not be read: the figures alone decide")
-    elif cache.get("tool") == "nvme" and cache.get("volatile") is False:
+    elif cache.get("present") is False:
         return dict(found, verdict="likely" if fast else "unknown", reasons=[
-            "the drive reports no volatile write cache (NVMe vwc 0): acknowledged writes are durable by design"
+            write_cache.NO_CACHE + ": acknowledged writes are durable by design"
         ] + reasons + [
             "durable writes are fast (up to %s ms): held in a protected buffer or written through" % _num(
                 PLP_FAST_DURABLE_WRITE_MS) if fast else

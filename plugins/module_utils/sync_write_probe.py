@@ -56,8 +56,8 @@ def judge(run_command, names, overwrite, settings, journal, cache, check_mode, w
     if check_mode:
         commands = dict((n, argv) for names_, argv in prober.probe_commands(probe) for n in names_)
         for disk in probe:
-            outcomes[disk["name"]] = dict(planned_result(disk, settings, commands[disk["name"]]),
-                                          write_cache=write_cache.read(run_command, disk))
+            outcomes[disk["name"]] = planned_result(disk, settings, commands[disk["name"]],
+                                                    write_cache.read(run_command, disk))
     else:
         interrupts.trap()
         measured = prober.probe_all(probe)
@@ -341,6 +341,10 @@ class Prober:
         try:
             for disk in disks:
                 name, cache = disk["name"], caches[disk["name"]]
+                if write_cache.state(cache) == write_cache.ABSENT:
+                    comparisons[name] = {"original": write_cache.ABSENT, "error": None,
+                                         "note": write_cache.NO_CACHE + ": nothing to switch"}
+                    continue
                 if cache["enabled"] is None:
                     comparisons[name] = {"error": "write cache state unknown; not switched"}
                     continue
@@ -403,9 +407,10 @@ class Prober:
                 during[name] = write_cache.read_back(self.run_command, disk)
                 record["during"] = write_cache.state(during[name])
                 if not cache["enabled"]:
-                    # Nothing to switch back: the drive stays as it was found.
+                    # Nothing to switch back: the drive stays as it was found. Without a volatile
+                    # cache ("absent") its writes are durable already, as the switch would make them.
                     record.update(after=record["during"], restored=record["during"] == record["original"])
-                if record["error"] is None and record["during"] != "off":
+                if record["error"] is None and record["during"] not in ("off", write_cache.ABSENT):
                     record["error"] = "the drive reports its write cache %s after switching it off" % record["during"]
             if record["error"]:
                 results[name].update(error="write_cache disabled: %s" % record["error"], written=False)
@@ -523,12 +528,15 @@ def refused_result(device, reasons, disk=None):
     return dict(empty_result(device, disk), verdict="refused", reasons=list(reasons))
 
 
-def planned_result(disk, settings, command):
+def planned_result(disk, settings, command, cache):
+    """What check mode would do with a disk whose write cache reads as ``cache``."""
     reasons = ["check mode: would probe the region and restore it to zeros afterwards"]
-    if settings["write_cache"] == "disabled":
+    if settings["write_cache"] == "disabled" and write_cache.state(cache) == write_cache.ABSENT:
+        reasons.append("check mode: %s: would measure it as it is, nothing to switch" % write_cache.NO_CACHE)
+    elif settings["write_cache"] == "disabled":
         reasons.append("check mode: would switch the drive's write cache off for the probe and back afterwards")
     return dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
-                command=command, region=_region_dict(settings["region"]),
+                command=command, region=_region_dict(settings["region"]), write_cache=cache,
                 region_nonzero_mib=disk["region_nonzero_mib"], reasons=reasons)
 
 

@@ -91,10 +91,15 @@ def sysfs_state(value):
 
 
 STATES = {True: "on", False: "off"}
+ABSENT = "absent"
+NO_CACHE = "the drive reports no volatile write cache (NVMe vwc 0)"
 
 
 def state(cache):
-    """"on", "off" or "unknown": a cache record of read() in one word."""
+    """"on", "off", "absent" (nothing to switch, see read()) or "unknown": a cache record of
+    read() in one word."""
+    if cache.get("present") is False:
+        return ABSENT
     return STATES.get(cache["enabled"], "unknown")
 
 
@@ -114,25 +119,35 @@ def read_back(run_command, disk):
 
 
 def read(run_command, disk):
-    """{"tool", "enabled", "volatile", "kernel_view"} of one disk; reading never writes.
-    ``run_command(argv)`` returns (rc, stdout, stderr)."""
+    """{"tool", "present", "enabled", "volatile", "kernel_view"} of one disk; reading never writes.
+    ``run_command(argv)`` returns (rc, stdout, stderr).
+
+    ``present`` is whether the drive has a volatile write cache: an NVMe drive says so in
+    id-ctrl (vwc bit 0), other drives do not (None). ``volatile`` is whether a volatile cache
+    is present and on."""
     tool = tool_for(disk["transport"])
     kernel_view = disk.get("write_cache")
-    cache = {"tool": tool, "kernel_view": kernel_view, "enabled": sysfs_state(kernel_view), "volatile": None}
+    cache = {"tool": tool, "kernel_view": kernel_view, "enabled": sysfs_state(kernel_view), "present": None,
+             "volatile": None}
     if tool == "sysfs":
         cache["volatile"] = cache["enabled"]
         return cache
+    if tool == "nvme":
+        rc, out, err = run_command(["nvme", "id-ctrl", disk["path"], "--output-format=json"])
+        cache["present"] = parse_nvme_vwc(out) if rc == 0 else None
+        if cache["present"] is False:
+            # The controller aborts Get and Set Features for the volatile write cache when it
+            # has none (Invalid Field in Command): nothing to read or switch, and every write
+            # is durable when it completes.
+            cache.update(enabled=False, volatile=False)
+            return cache
     rc, out, err = run_command(read_command(tool, disk["path"]))
     # sdparm prints the current value, then exits 5 when the drive keeps no saved values
     # (QEMU's scsi-hd does not); the parser finds no value where it printed none.
     cache["enabled"] = PARSERS[tool](out) if rc == 0 or tool == "sdparm" else None
-    if tool == "nvme":
-        rc, out, err = run_command(["nvme", "id-ctrl", disk["path"], "--output-format=json"])
-        cache["volatile"] = parse_nvme_vwc(out) if rc == 0 else None
-    else:
-        # ATA and SCSI drives report only whether the cache is on; an enabled cache is volatile
-        # unless the drive has power-loss protection, which they do not report.
-        cache["volatile"] = cache["enabled"]
+    # A cache that is on counts as volatile: NVMe declares it so (vwc 1), and ATA and SCSI
+    # drives report only whether it is on, not whether power-loss protection backs it.
+    cache["volatile"] = cache["enabled"]
     return cache
 
 

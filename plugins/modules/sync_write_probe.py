@@ -211,6 +211,8 @@ options:
         back. Changes are not saved to the drive.
       - The drive is read back after each switch, C(observed) in RV(results[].write_cache_comparison);
         a drive that does not report the switched state is not measured that way.
+      - An NVMe drive that reports no volatile write cache (id-ctrl C(vwc) 0) has nothing to
+        switch; it is measured once, and its comparison says so (C(note)).
     type: bool
     default: false
   write_cache:
@@ -220,7 +222,9 @@ options:
         drive as it writes to flash) and always switches it back on afterwards, also when the
         probe fails or is interrupted. Changes are not saved to the drive.
       - With V(disabled) the drive is read back after switching it off; a drive that still
-        reports its cache on, or whose state cannot be read, is not probed (V(error)). A disk
+        reports its cache on, or whose state cannot be read, is not probed (V(error)). An NVMe
+        drive that reports no volatile write cache (id-ctrl C(vwc) 0) is probed as it is; its
+        writes are durable when they complete, as the switch would make them. A disk
         whose own cache no tool reaches (virtio, loop; only the kernel's C(queue/write_cache)
         exists, and switching that stops the flushes, not the cache) is V(refused).
         RV(results[].write_cache_disabled) holds the states read.
@@ -439,23 +443,27 @@ results:
                cache to flash"], flush_cost_ms: 1.721, unsynced_iops: 47000.0, ratio: 0.012, error: null}
     write_cache:
       description: C(tool) that reads the drive's cache (V(hdparm), V(nvme), V(sdparm) or
-        V(sysfs) when only the kernel's view exists), C(enabled), C(volatile) (a volatile
-        cache is present and on; for NVMe the vwc bit of id-ctrl) and C(kernel_view)
-        (queue/write_cache).
+        V(sysfs) when only the kernel's view exists), C(present) (the drive has a volatile
+        write cache, for NVMe the vwc bit of id-ctrl; null where the drive does not say, ATA,
+        SCSI and the kernel's view), C(enabled) (false without a cache), C(volatile) (a
+        volatile cache is present and on) and C(kernel_view) (queue/write_cache).
       type: dict
-      sample: {tool: hdparm, enabled: true, volatile: true, kernel_view: write back}
+      sample: {tool: hdparm, present: null, enabled: true, volatile: true, kernel_view: write back}
     write_cache_comparison:
       description: With O(compare_write_cache), C(on_iops), C(off_iops), C(faster), C(original),
         C(observed) (the state the drive reported, V(on), V(off) or V(unknown), in the half
         measured as on and in the half measured as off), C(after) (the state it reports once
         switched back), C(restored) (the original setting is back and read back) and
         C(restore_error); C(error) when the cache could not be switched or measured.
+        A drive without a volatile write cache has only C(original) V(absent), C(note) (why
+        nothing was switched) and C(error) null.
       type: dict
       sample: {on_iops: 574.0, off_iops: 1830.0, faster: "off", original: "on", observed: {"on": "on", "off": "off"},
                after: "on", restored: true, restore_error: null, error: null}
     write_cache_disabled:
       description: With O(write_cache=disabled), the drive's write cache C(original) (V(on),
-        V(off) or V(unknown)), C(during) (read back after switching it off, before the probe),
+        V(off), V(absent) for a drive without a volatile write cache, measured as it is, or
+        V(unknown)), C(during) (read back after switching it off, before the probe),
         C(after) (read back after switching it on again), C(restored) (the original state is
         back and read back), C(restore_error), and C(error) when the cache could not be seen
         off (the disk is then not probed). Null otherwise.

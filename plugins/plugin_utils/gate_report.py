@@ -23,6 +23,7 @@ from html import escape
 import yaml
 from jinja2 import Environment, StrictUndefined
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import stable_path
 
 # --------------------------------------------------------------------------- shared formatting
@@ -87,6 +88,8 @@ def _write_cache(disk):
     disk_gate_write_cache disabled) and whether it is back as found, in words; None when the
     probe measured the drive as it was set."""
     compared, disabled = disk.get("write_cache_comparison"), disk.get("write_cache_disabled")
+    if (compared or disabled or {}).get("original") == write_cache.ABSENT:
+        return "measured as it is, nothing to switch: " + write_cache.NO_CACHE
     if compared:
         observed = compared.get("observed") or {}
         if compared.get("on_iops") is not None:
@@ -111,7 +114,7 @@ def _write_cache(disk):
 
 
 def _write_caches(document):
-    """[(host, device, words)] of every disk whose write cache the probe switched."""
+    """[(host, device, words)] of every disk whose write cache the probe was to switch."""
     return [(entry["host"], disk["device"], _write_cache(disk)) for entry in document["hosts"]
             for disk in entry["disks"] if _write_cache(disk)]
 

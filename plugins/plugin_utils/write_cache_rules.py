@@ -4,9 +4,10 @@
 """The faster write cache setting of each compared disk, kept at every boot by a udev rule that
 runs the drive's own tool (the commands of the comparison, which never save to the drive).
 
-A disk is left out, with the reason, when its comparison did not end cleanly, when only the
-kernel's view of its cache exists (loop, virtio: turning that view off stops the flushes a
-volatile cache behind it needs), or when it has neither serial nor WWN to match at boot.
+A disk is left out, with the reason, when it has no volatile write cache (nothing to switch),
+when its comparison did not end cleanly, when only the kernel's view of its cache exists
+(loop, virtio: turning that view off stops the flushes a volatile cache behind it needs), or
+when it has neither serial nor WWN to match at boot.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -22,6 +23,8 @@ RESCAN = ["/bin/sh", "-c", "echo 1 > /sys$devpath/device/rescan"]
 
 
 def _skip_reason(disk, comparison, tool):
+    if comparison.get("original") == write_cache.ABSENT:
+        return comparison["note"]
     if comparison.get("error") or not comparison.get("restored") or comparison.get("faster") not in ("on", "off"):
         return "its write cache comparison did not end cleanly: %s" % (
             comparison.get("error") or comparison.get("restore_error") or "no faster setting")

@@ -15,6 +15,7 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options imp
 from conftest import FioWatch, fio_pids
 from modulerun import ansible_module
 from loopdisk import run
+from standins import Drive
 from test_disk_facts import NON_BLANK, facts, make_gpt_partitions
 
 MIB = 1024 ** 2
@@ -67,7 +68,8 @@ def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     assert found["method"] == "fio" and found["fio_version"].startswith("fio-")
     assert found["latency_us"]["sync"]["p99"] >= found["latency_us"]["sync"]["p50"] > 0
     assert "--fsync=1" in found["command"] and "--filename=" + disk.path in found["command"]
-    assert found["write_cache"] == {"tool": "sysfs", "kernel_view": "write back", "enabled": True, "volatile": True}
+    assert found["write_cache"] == {"tool": "sysfs", "kernel_view": "write back", "present": None, "enabled": True,
+                                    "volatile": True}
     plp = found["plp"]
     assert plp["unsynced_iops"] > 0 and plp["ratio"] > 0 and plp["flush_cost_ms"] >= 0 and plp["error"] is None
     assert plp["verdict"] in ("likely", "unlikely", "unknown") and plp["reasons"][0].startswith("a durable write takes")
@@ -210,6 +212,26 @@ def test_write_cache_comparison_restores_the_setting(loop_disks):
     assert comparison["faster"] == ("on" if comparison["on_iops"] >= comparison["off_iops"] else "off")
     with open(attr) as handle:
         assert handle.read() == before
+    assert_blank_again(disk)
+
+
+def test_a_drive_without_a_volatile_cache_is_probed_as_it_is_with_the_cache_disabled(loop_disks, mount_ns, tmp_path):
+    # A loop disk dressed as an NVMe namespace whose controller reports vwc 0 and refuses the
+    # write cache feature (tests/integration/standins): its writes are durable already.
+    disk = loop_disks()
+    drive = Drive("nvme_without_cache", disk, mount_ns, tmp_path / "drive")
+    result = ansible_module("sync_write_probe", dict(devices=[drive.path], runtime=2, plp_runtime=1,
+                                                     write_cache="disabled", journal_dir=str(tmp_path / "journal"),
+                                                     **EASY), prefix=mount_ns, env=drive.env)
+    found = result["results"][0]
+    assert found["verdict"] == "suitable", found["reasons"]
+    assert found["write_cache"] == {"tool": "nvme", "present": False, "enabled": False, "volatile": False,
+                                    "kernel_view": "write through"}
+    assert found["write_cache_disabled"] == {"original": "absent", "during": "absent", "after": "absent",
+                                             "restored": True, "restore_error": None, "error": None}
+    assert found["plp"]["reasons"][0] == ("the drive reports no volatile write cache (NVMe vwc 0): acknowledged "
+                                          "writes are durable by design")
+    assert found["written"] is True and found["zeroed"] is True
     assert_blank_again(disk)
 
 

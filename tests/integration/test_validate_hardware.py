@@ -6,7 +6,8 @@ The paths only real drives take run against stand-in drives (tests/integration/s
 loop disk that a private mount namespace shows as a SATA SSD, an NVMe namespace or a RAID
 virtual drive, with stand-in hdparm, nvme, sdparm and storcli64 that replay captured outputs.
 The HPA path's two runs with a power cycle between them, the NVMe namespace made smaller and
-given its size back, and the controller's report naming the drive run there, through the
+given its size back, the controller's report naming the drive, and an NVMe drive without a
+volatile write cache, to which the write cache path does not apply, run there, through the
 unchanged playbook and modules.
 
 The module records and the probe journal go to tmp_path, the reports too.
@@ -289,3 +290,27 @@ def test_a_raid_virtual_drive_is_found_in_the_controllers_report(loop_disks, mou
     assert (paths["ata_hpa"]["status"], paths["ata_hpa"]["message"]) == \
         ("not applicable", "not an ATA disk (transport scsi)")
     assert report["drive"]["wwn"] == drive.wwn and report["restored"] is True
+
+
+def test_an_nvme_drive_without_a_volatile_cache_has_no_write_cache_path(loop_disks, mount_ns, tmp_path):
+    disk = loop_disks()
+    drive = Drive("nvme_without_cache", disk, mount_ns, tmp_path / "drive")
+    said = "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"
+    rc, failures, report = validate_standin(tmp_path, drive, mount_ns)
+    assert rc == 0, failures
+    paths = by_path(report)
+    cache = paths["write_cache"]
+    assert (cache["status"], cache["message"]) == ("not applicable", said), cache
+    assert cache["details"]["before"]["present"] is False and cache["details"]["after"]["present"] is False
+    assert cache["details"]["comparison"] == {"original": "absent", "error": None, "note": said}
+    # The drive was measured as it is and never asked to switch (the stand-in has no answer for that).
+    assert "write_cache" not in drive.state()["nvme"]
+    assert paths["nvme_namespace"]["status"] == "passed", paths["nvme_namespace"]
+    assert report["restored"] is True and disk.checksum() == BLANK_CHECKSUM
+    markdown = (tmp_path / "reports" / "validate-hardware-localhost.md").read_text()
+    assert "| write_cache | not applicable | %s |" % said in markdown
+    rc, failures, report = validate(tmp_path, drive, check=True, prefix=mount_ns, env=drive.env,
+                                    cephops_validate_confirm=drive.serial)
+    assert rc == 0, failures
+    assert (by_path(report)["write_cache"]["status"], by_path(report)["write_cache"]["message"]) == \
+        ("not applicable", said)

@@ -1,15 +1,17 @@
 """Stand-in drives: what only real hardware has, for tests on this host.
 
 A loop disk is dressed, in a private mount namespace, as a direct-attached SATA SSD that
-takes SET MAX ADDRESS, as an NVMe namespace whose controller manages namespaces, or as a
-virtual drive of a MegaRAID controller; bin/ holds stand-ins for the tools that talk to such
-drives (hdparm, nvme, sdparm, storcli64), which replay captured outputs of the real tools
-(captured/README.md) with the drive's state, kept in a JSON file, put in.
+takes SET MAX ADDRESS, as an NVMe namespace whose controller manages namespaces (with a
+volatile write cache, or without one), or as a virtual drive of a MegaRAID controller; bin/
+holds stand-ins for the tools that talk to such drives (hdparm, nvme, sdparm, storcli64),
+which replay captured outputs of the real tools (captured/README.md) with the drive's state,
+kept in a JSON file, put in.
 
 Real: the block device (the loop disk's bytes, discards, partitions and size), every other
 program (wipefs, sgdisk, partx, blkdiscard, fio, udevadm) and the collection's code, which
 runs unchanged. Standing in: the kernel's view of the disk (/sys/block, /sys/dev/block and
-/dev in the namespace: its transport, serial, WWN, controller and namespace id) and the
+/dev in the namespace: its transport, serial, WWN, controller and namespace id, and the
+write-through queue/write_cache of a drive without a volatile write cache) and the
 drive's firmware (the tools' answers). The collection cannot reach any of it: the tools are
 first on the PATH of the test's ansible run only, the disguise exists only in the namespace.
 """
@@ -46,17 +48,26 @@ def _sata(sectors):
                                        write_cache=True)))
 
 
-def _nvme(sectors):
+def _nvme(sectors, id_ctrl="id_ctrl_qemu.json"):
     # The namespace under its controller, with the identity the nvme stand-in answers with. The
     # namespace it came with counts as the first one made: each one made after has a new EUI-64.
-    ctrl, namespace = _fixture("id_ctrl_qemu.json"), _fixture("id_ns_qemu.json")
+    # A controller with a volatile write cache (vwc 1) keeps its state (on, as QEMU's starts);
+    # the kernel treats one without (vwc 0) as write-through.
+    ctrl, namespace = _fixture(id_ctrl), _fixture("id_ns_qemu.json")
+    cache = {"write_cache": True} if ctrl["vwc"] & 1 else {}
     return dict(name="nvme9n1", parent="devices/pci0000:00/0000:00:04.0/nvme/nvme9",
                 device={"serial": ctrl["sn"].strip(), "model": ctrl["mn"].strip(), "firmware_rev": ctrl["fr"].strip()},
                 disk={"nsid": "1", "wwid": "eui." + namespace["eui64"]},
                 serial=ctrl["sn"].strip(), wwn="0x" + namespace["eui64"],
+                write_cache=None if cache else "write through",
                 state=dict(nvme=dict(controller="/dev/nvme9", cntlid=ctrl["cntlid"], block_size=512, capacity=sectors,
                                      namespaces={"1": dict(nsze=sectors, eui64=namespace["eui64"])}, attached=1,
-                                     shown=namespace["eui64"], made=1, write_cache=True)))
+                                     shown=namespace["eui64"], made=1, id_ctrl=id_ctrl, **cache)))
+
+
+def _nvme_without_cache(sectors):
+    # A Samsung PM9A3's identify data: namespace management, and no volatile write cache.
+    return _nvme(sectors, "id_ctrl_ns_management.json")
 
 
 def _raid(sectors):
@@ -68,13 +79,13 @@ def _raid(sectors):
                 state=dict(sdparm=dict(write_cache=True)))
 
 
-KINDS = {"sata": _sata, "nvme": _nvme, "raid": _raid}
+KINDS = {"sata": _sata, "nvme": _nvme, "nvme_without_cache": _nvme_without_cache, "raid": _raid}
 
 
 class Drive:
     """``Drive(kind, disk, mount_ns, root)``: the loop ``disk`` as a drive of ``kind`` (sata,
-    nvme or raid) for whatever runs with the ``mount_ns`` prefix and the ``env`` variables;
-    ``root`` is an empty directory for its sysfs, /dev, /run and state."""
+    nvme, nvme_without_cache or raid) for whatever runs with the ``mount_ns`` prefix and the
+    ``env`` variables; ``root`` is an empty directory for its sysfs, /dev, /run and state."""
 
     def __init__(self, kind, disk, mount_ns, root):
         self.disk, self.root, self.mount_ns = disk, str(root), mount_ns
@@ -86,7 +97,8 @@ class Drive:
         self.serial, self.wwn = spec["serial"], spec["wwn"]
         loop = os.path.realpath("/sys/block/" + disk.name)
         parent = os.path.join(self.root, "sys", spec["parent"])
-        self.sysfs = os.path.join(parent, self.name) if kind == "nvme" else os.path.join(parent, "block", self.name)
+        self.sysfs = os.path.join(parent, self.name) if self.name.startswith("nvme") else \
+            os.path.join(parent, "block", self.name)
         os.makedirs(self.sysfs)
         for attr, value in spec["device"].items():
             _write(os.path.join(parent, attr), value)
@@ -97,7 +109,7 @@ class Drive:
             os.symlink(os.path.join(loop, attr), os.path.join(self.sysfs, attr))
         # The partition the kernel makes on the loop disk shows as the drive's first one; a
         # directory, as partx takes no link for one, whose files are there while it is.
-        partition = self.name + ("p1" if kind == "nvme" else "1")
+        partition = self.name + ("p1" if self.name.startswith("nvme") else "1")
         os.mkdir(os.path.join(self.sysfs, partition))
         for attr in PARTITION_ATTRS:
             os.symlink(os.path.join(loop, disk.name + "p1", attr), os.path.join(self.sysfs, partition, attr))
@@ -105,11 +117,13 @@ class Drive:
         with open(self.state_file, "w") as handle:
             json.dump(dict(spec["state"], device=self.path, loop=disk.path, backing=disk.backing, sysfs=self.sysfs),
                       handle)
-        self._namespace(mount_ns, loop, partition)
+        self._namespace(mount_ns, loop, partition, spec.get("write_cache"))
 
-    def _namespace(self, mount_ns, loop, partition):
+    def _namespace(self, mount_ns, loop, partition, kernel_view):
         """/sys/block, /sys/dev/block and /dev show the drive in place of the loop disk; /run
-        is a directory of its own, as empty as at boot."""
+        is a directory of its own, as empty as at boot. ``kernel_view`` replaces the loop disk's
+        queue/write_cache there: the loop device's own setting would outlive the loop disk
+        (it holds through a detach and the next attach)."""
         sys_block, sys_dev_block, dev, host_dev, self.run_dir = (
             os.path.join(self.root, name) for name in ("sys-block", "sys-dev-block", "dev", "host-dev", "run"))
         for directory in (sys_block, sys_dev_block, dev, host_dev, self.run_dir):
@@ -132,6 +146,10 @@ class Drive:
         for source, target in ((sys_block, "/sys/block"), (sys_dev_block, "/sys/dev/block"), (dev, "/dev"),
                                (self.run_dir, "/run")):
             run(mount_ns + ["mount", "--bind", source, target])
+        if kernel_view:
+            view = os.path.join(self.root, "write_cache")
+            _write(view, kernel_view)
+            run(mount_ns + ["mount", "--bind", view, os.path.join(loop, "queue", "write_cache")])
 
     @property
     def env(self):

@@ -122,7 +122,7 @@ def run(iops):
     return {"write_iops": iops, "latency_us": None}
 
 
-ON = {"tool": "nvme", "enabled": True, "volatile": True, "kernel_view": "write back"}
+ON = {"tool": "nvme", "present": True, "enabled": True, "volatile": True, "kernel_view": "write back"}
 SATA_ON = {"tool": "hdparm", "enabled": True, "volatile": True, "kernel_view": "write back"}
 # The SSD selection article's fio runs (4k random writes, queue depth 1, fsync after each) and
 # the same write without fsync, whose rate is the inverse of its submission plus completion
@@ -159,11 +159,15 @@ def test_a_flush_cost_between_the_bounds_is_unknown():
 
 
 def test_an_nvme_drive_without_a_volatile_cache():
-    no_vwc = {"tool": "nvme", "enabled": False, "volatile": False, "kernel_view": "write through"}
+    no_vwc = {"tool": "nvme", "present": False, "enabled": False, "volatile": False, "kernel_view": "write through"}
     fast = probe_verdict.plp_verdict(*KIOXIA_CD6, cache=no_vwc)
-    assert fast["verdict"] == "likely" and fast["reasons"][0].startswith("the drive reports no volatile write cache")
+    assert fast["verdict"] == "likely" and fast["reasons"][0] == (
+        "the drive reports no volatile write cache (NVMe vwc 0): acknowledged writes are durable by design")
     slow = probe_verdict.plp_verdict(run(450.0), run(460.0), no_vwc)
     assert slow["verdict"] == "unknown" and slow["reasons"][-1].startswith("durable writes take more than 0.5 ms")
+    # A volatile cache switched off is no drive without one: the figures then say nothing.
+    off = probe_verdict.plp_verdict(*KIOXIA_CD6, cache=dict(ON, enabled=False, volatile=False))
+    assert off["verdict"] == "unknown" and off["reasons"][0].startswith("the write cache is off (nvme)")
 
 
 def test_a_cache_that_is_off_or_never_flushed_hides_the_flush_cost():

@@ -21,11 +21,13 @@ def test_served_result_carries_the_disk_as_it_is_now_and_says_cached():
 
 class Drives:
     """Drives that keep the write cache state each switch sets, unless told to ignore
-    switches, and answer reads with the captured output of their tool."""
+    switches, and answer reads with the captured output of their tool. NVMe drives
+    ``without_cache`` identify with vwc 0 and refuse the feature as nvme-cli reports it."""
 
-    def __init__(self, fixture_text, states, ignoring=()):
+    def __init__(self, fixture_text, states, ignoring=(), without_cache=()):
         self.states = dict(states)  # path: cache on
         self.ignoring = set(ignoring)
+        self.without_cache = set(without_cache)
         self.text = fixture_text
         self.calls = []
         self.rescanned = []
@@ -33,6 +35,10 @@ class Drives:
     def __call__(self, argv):
         self.calls.append(argv)
         path = next(arg for arg in argv if arg.startswith("/dev/"))
+        if path in self.without_cache:
+            if argv[:2] == ["nvme", "id-ctrl"]:
+                return 0, self.text("nvme/id_ctrl_ns_management.json"), ""
+            return 1, "", self.text("nvme/get_feature_6_invalid_field.stderr")
         on = self.states[path]
         if argv[0] == "hdparm" and argv[1] == "-W":
             return 0, self.text("fio/write_cache/hdparm_W_%s.txt" % ("on" if on else "off")), ""
@@ -157,6 +163,29 @@ def test_an_unreadable_cache_is_not_switched_and_the_disk_not_probed(monkeypatch
     assert results[sata["name"]]["error"] == "write_cache disabled: write cache state unknown (hdparm): cannot measure with it disabled"
 
 
+def test_a_drive_without_a_volatile_cache_is_probed_as_it_is_with_the_cache_disabled(monkeypatch, fixture_text):
+    nvme = DRIVES[2]
+    drives = Drives(fixture_text, {}, without_cache=[nvme["path"]])
+    probe = prober(monkeypatch, drives, FailingJournal(probe_region.JournalError("journal: disk full")))
+    result = probe.probe_all([probed(nvme)])[nvme["name"]]
+    # Its writes are durable already: it went on to the probe, which stopped at the journal.
+    assert result["write_cache_disabled"] == {"original": "absent", "during": "absent", "after": "absent",
+                                              "restored": True, "restore_error": None, "error": None}
+    assert result["error"] == "journal: disk full"
+    assert [argv[1] for argv in drives.calls] == ["id-ctrl", "id-ctrl"] and probe.caches_off == []
+
+
+def test_a_drive_without_a_volatile_cache_has_nothing_to_compare(monkeypatch, fixture_text):
+    nvme = DRIVES[2]
+    drives = Drives(fixture_text, {}, without_cache=[nvme["path"]])
+    probe = prober(monkeypatch, drives, None, dict(SETTINGS, compare_write_cache=True))
+    caches = {nvme["name"]: write_cache.read(drives, nvme)}
+    assert probe.compare_write_cache([nvme], caches, {}) == {nvme["name"]: {
+        "original": "absent", "error": None,
+        "note": "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"}}
+    assert [argv[1] for argv in drives.calls] == ["id-ctrl"]
+
+
 def test_comparison_reads_each_half_back_and_does_not_measure_a_switch_the_drive_ignored(monkeypatch, fixture_text):
     sata = DRIVES[0]
     drives = Drives(fixture_text, {sata["path"]: True}, ignoring=[sata["path"]])
@@ -195,7 +224,13 @@ def test_disks_without_a_drive_cache_of_their_own_are_refused_for_a_disabled_cac
     assert outcomes == {} and probe == [disks["loop0"]]
 
 
-def test_check_mode_says_it_would_switch_the_cache():
-    planned = probe_utils.planned_result(dict(DISK, region_nonzero_mib=0), DISABLED, ["fio"])
+def test_check_mode_says_it_would_switch_the_cache(fixture_text):
+    on = write_cache.read(Drives(fixture_text, {DISK["path"]: True}), DISK)
+    planned = probe_utils.planned_result(dict(DISK, region_nonzero_mib=0), DISABLED, ["fio"], on)
     assert planned["reasons"][-1] == "check mode: would switch the drive's write cache off for the probe and back afterwards"
-    assert planned["write_cache_disabled"] is None
+    assert planned["write_cache"] is on and planned["write_cache_disabled"] is None
+    nvme = DRIVES[2]
+    absent = write_cache.read(Drives(fixture_text, {}, without_cache=[nvme["path"]]), nvme)
+    planned = probe_utils.planned_result(dict(nvme, region_nonzero_mib=0), DISABLED, ["fio"], absent)
+    assert planned["reasons"][-1] == ("check mode: the drive reports no volatile write cache (NVMe vwc 0): would "
+                                      "measure it as it is, nothing to switch")

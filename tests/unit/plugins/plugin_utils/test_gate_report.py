@@ -392,3 +392,30 @@ def test_every_report_shows_how_the_write_cache_was_measured_and_whether_it_is_b
     outs = [c.find("system-out").text.splitlines()[-1] for c in root.iter("testcase")]
     assert outs[:2] == ["write cache " + off, "write cache " + both]
     assert not outs[2].startswith("write cache")
+
+
+def test_every_report_says_a_drive_without_a_volatile_cache_had_nothing_to_switch():
+    # The records sync_write_probe gives an NVMe drive with vwc 0 in each write cache mode.
+    compared = {"original": "absent", "error": None,
+                "note": "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"}
+    disabled = {"original": "absent", "during": "absent", "after": "absent", "restored": True,
+                "restore_error": None, "error": None}
+    probed = record([candidate("/dev/nvme0n1"), candidate("/dev/nvme1n1")], {"flash": finished_ok(
+        result("/dev/nvme0n1", "suitable", 36600.0, write_cache_comparison=compared),
+        result("/dev/nvme1n1", "suitable", 36600.0, write_cache_disabled=disabled))})
+    document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
+    said = "measured as it is, nothing to switch: the drive reports no volatile write cache (NVMe vwc 0)"
+    disks = json.loads(gate_report.to_json(document))["hosts"][0]["disks"]
+    assert [(d["write_cache_comparison"], d["write_cache_disabled"]) for d in disks] == [
+        (compared, None), (None, disabled)]
+    table = gate_report.to_table(document).splitlines()
+    assert "write cache of /dev/nvme0n1: " + said in table and "write cache of /dev/nvme1n1: " + said in table
+    assert "- Write cache of osd1 /dev/nvme0n1: %s.\n- Write cache of osd1 /dev/nvme1n1: %s." % (said, said) in (
+        gate_report.to_markdown(document))
+    html = gate_report.to_html(document)
+    assert "<li>Write cache of /dev/nvme0n1: %s</li>" % said in html
+    assert "<li>Write cache of /dev/nvme1n1: %s</li>" % said in html
+    root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
+    assert [c.find("system-out").text.splitlines()[-1] for c in root.iter("testcase")] == ["write cache " + said] * 2
+    # Neither drive failed for its cache.
+    assert [c.find("failure") for c in root.iter("testcase")] == [None, None]

@@ -47,3 +47,17 @@ def test_disks_without_a_clean_comparison_a_drive_tool_or_an_identity_are_skippe
     assert "only the kernel's view" in reasons["/dev/vdb"] and "virtio" in reasons["/dev/vdb"]
     assert reasons["/dev/sdd"] == "no serial or WWN for a udev rule to match at boot"
     assert len(planned["lines"]) == 4
+
+
+def test_a_drive_without_a_volatile_cache_is_skipped_as_having_nothing_to_switch():
+    # The comparison record sync_write_probe gives such a drive: nothing switched, no faster setting.
+    nothing = {"device": "/dev/nvme1n1", "name": "nvme1n1", "transport": "nvme", "serial": "S64FNE0R123456",
+               "wwn": None, "write_cache_comparison": {
+                   "original": "absent", "error": None,
+                   "note": "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"}}
+    planned = write_cache_rules.plan([nothing, disk("/dev/sdb", "sata")])
+    assert planned["skipped"] == [{"device": "/dev/nvme1n1", "reason": "the drive reports no volatile write cache "
+                                                                       "(NVMe vwc 0): nothing to switch"}]
+    assert planned["lines"][0] == ("/dev/nvme1n1: write cache not kept: the drive reports no volatile write cache "
+                                   "(NVMe vwc 0): nothing to switch")
+    assert planned["trigger"] == ["sdb"] and len(planned["rules"]) == 1
