@@ -7,6 +7,7 @@ import sys
 from xml.etree import ElementTree
 from pathlib import Path
 
+import pytest
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "default" / "tests"))
@@ -61,22 +62,52 @@ def test_block_stops_the_osd_play(host):
 def test_qualify_wrote_one_fleet_report_across_hosts():
     report = json.loads((REPORTS / "disk_gate.json").read_text())
     assert sorted(h["host"] for h in report["hosts"]) == ["fleet1", "fleet2"]
-    # Per host the fast SSD, the virtio disk and the four siblings; fleet2's slowed sibling
-    # falls below the lab's thresholds too, so it is the one failure and left out of the spec.
     suites = ElementTree.parse(REPORTS / "disk_gate.junit.xml").getroot()
+    cases = suites.findall(".//testcase")
+    assert len(cases) == 4 and not suites.findall(".//failure")
+    assert "<svg" in (REPORTS / "disk_gate.html").read_text()
+    specs = list(yaml.safe_load_all((REPORTS / "disk_gate.cephadm.yml").read_text()))
+    assert sorted(s["placement"]["hosts"][0] for s in specs) == ["fleet1", "fleet2"]
+    assert all(len(s["spec"]["data_devices"]["paths"]) == 2 for s in specs)
+
+
+@pytest.fixture(scope="module")
+def siblings_qualified(tmp_path_factory):
+    """(exit status, report directory) of qualify.yml on both hosts' fast SSD, virtio disk and
+    four siblings, one disk at a time (six at once would share a host's one emulated CPU six
+    ways). fleet2's third sibling was slowed to 50 writes a second by side_effect.yml."""
+    reports = tmp_path_factory.mktemp("siblings")
+    devices = [FAST, VIRTIO] + ["/dev/disk/by-id/ata-%s_%s" % ("_".join(SIBLING.split()), "CEPHOPS-SIB-%04d" % index)
+                                for index in range(1, 5)]
+    argv = ["ansible-playbook", "-i", os.environ["MOLECULE_INVENTORY_FILE"],
+            str(Path(__file__).resolve().parents[3] / "playbooks" / "qualify.yml"),
+            "-e", json.dumps({"cephops_report_dir": str(reports), "cephops_gate_devices": devices,
+                              "disk_gate_parallel": False})]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False,
+                          env=dict(os.environ, ANSIBLE_FORCE_COLOR="0", ANSIBLE_NOCOLOR="1"))
+    assert (reports / "disk_gate.json").exists(), done.stdout[-3000:] + done.stderr[-2000:]
+    return done.returncode, reports
+
+
+def test_qualify_fails_the_host_of_the_slowed_sibling_and_reports_it_alone(siblings_qualified):
+    rc, reports = siblings_qualified
+    # Per host the fast SSD, the virtio disk and the four siblings; fleet2's slowed sibling falls
+    # below the lab's thresholds too, so it is the one failure, qualify.yml fails, and the spec
+    # leaves it out.
+    assert rc != 0
+    suites = ElementTree.parse(reports / "disk_gate.junit.xml").getroot()
     cases = suites.findall(".//testcase")
     failed = [case for case in cases if case.find("failure") is not None]
     assert len(cases) == 12 and len(failed) == 1, [case.attrib for case in failed]
     assert failed[0].get("classname") == "disk_gate.fleet2", failed[0].attrib
-    assert "<svg" in (REPORTS / "disk_gate.html").read_text()
-    specs = list(yaml.safe_load_all((REPORTS / "disk_gate.cephadm.yml").read_text()))
+    specs = list(yaml.safe_load_all((reports / "disk_gate.cephadm.yml").read_text()))
     paths = {s["placement"]["hosts"][0]: s["spec"]["data_devices"]["paths"] for s in specs}
-    assert sorted(paths) == ["fleet1", "fleet2"]
     assert (len(paths["fleet1"]), len(paths["fleet2"])) == (6, 5), paths
 
 
-def test_fleet_report_groups_the_disks_per_model_and_firmware():
-    report = json.loads((REPORTS / "disk_gate.json").read_text())
+def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified):
+    _rc, reports = siblings_qualified
+    report = json.loads((reports / "disk_gate.json").read_text())
     hosts_of = {}
     for entry in report["hosts"]:
         for disk in entry["disks"]:
@@ -104,11 +135,11 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware():
     assert mixed["model"] == SIBLING, mixed
     assert sorted((f["firmware"], f["disks"], f["hosts"]) for f in mixed["firmware"]) == sorted(
         [(SIBLING_FIRMWARE, 6, ["fleet1", "fleet2"]), (SIBLING_OLD_FIRMWARE, 2, ["fleet1", "fleet2"])])
-    markdown = (REPORTS / "disk_gate.md").read_text()
+    markdown = (reports / "disk_gate.md").read_text()
     assert "## Per model and firmware" in markdown and all(model in markdown for model, _firmware in groups)
     assert "- Outlier: fleet2 %s (%s, %s)" % (low[0]["device"], SIBLING, SIBLING_FIRMWARE) in markdown
     assert SIBLING_OLD_FIRMWARE in markdown
-    assert 'id="per-model"' in (REPORTS / "disk_gate.html").read_text()
+    assert 'id="per-model"' in (reports / "disk_gate.html").read_text()
 
 
 def probe_results(host):
