@@ -92,8 +92,8 @@ def siblings_qualified(tmp_path_factory):
 def test_qualify_fails_the_host_of_the_slowed_sibling_and_reports_it_alone(siblings_qualified):
     rc, reports = siblings_qualified
     # Per host the fast SSD, the virtio disk and the four siblings; fleet2's slowed sibling falls
-    # below the lab's thresholds too, so it is the one failure, qualify.yml fails, and the spec
-    # leaves it out.
+    # below the lab's thresholds too, so it is the one failure, qualify.yml fails, and its host
+    # gets no spec (qualify.yml's policy is block: a host with a blocked disk gets no OSD).
     assert rc != 0
     suites = ElementTree.parse(reports / "disk_gate.junit.xml").getroot()
     cases = suites.findall(".//testcase")
@@ -102,7 +102,7 @@ def test_qualify_fails_the_host_of_the_slowed_sibling_and_reports_it_alone(sibli
     assert failed[0].get("classname") == "disk_gate.fleet2", failed[0].attrib
     specs = list(yaml.safe_load_all((reports / "disk_gate.cephadm.yml").read_text()))
     paths = {s["placement"]["hosts"][0]: s["spec"]["data_devices"]["paths"] for s in specs}
-    assert (len(paths["fleet1"]), len(paths["fleet2"])) == (6, 5), paths
+    assert {host: len(found) for host, found in paths.items()} == {"fleet1": 6}, paths
 
 
 def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified):
@@ -121,11 +121,14 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified
     for key, group in groups.items():
         assert group["hosts"] == len(set(hosts_of[key])) == 2 and group["disks"] == len(hosts_of[key])
     # Three siblings on each host, on the current firmware: enough to judge, and fleet2's slowed
-    # one is flagged on its sync IOPS although all it must pass are the thresholds.
+    # one is the one flagged below the others on its sync IOPS. The emulated disks of the two
+    # hosts, probed at the same time, can differ by more than the rule's 25% floor, so a fast
+    # one may be flagged above them; the rule itself is unit-tested on known figures
+    # (tests/unit/plugins/plugin_utils/test_fleet_models.py).
     siblings = groups[(SIBLING, SIBLING_FIRMWARE)]
     assert siblings["judged"] and siblings["measured"] == 6, siblings
-    low = [o for o in siblings["outliers"] if o["figure"] == "write_iops"]
-    assert [(o["host"], o["serial"], o["direction"]) for o in low] == [("fleet2", SLOWED_SIBLING, "below")], low
+    low = [o for o in siblings["outliers"] if o["figure"] == "write_iops" and o["direction"] == "below"]
+    assert [(o["host"], o["serial"]) for o in low] == [("fleet2", SLOWED_SIBLING)], siblings["outliers"]
     # Two disks each: too few to judge.
     for key in ((PRO, "CPRO2B6Q"), (SIBLING, SIBLING_OLD_FIRMWARE)):
         assert not groups[key]["judged"] and groups[key]["outliers"] == [], groups[key]
