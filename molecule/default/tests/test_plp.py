@@ -67,7 +67,7 @@ def emulated(host):
 @pytest.fixture(scope="module")
 def lab_limits(host, emulated):
     """DEFAULT_LIMITS with the guest's own path per durable write added (see the docstring)."""
-    path = probe_one(host, emulated["protected"], **dict(PROBE, plp_runtime=0))
+    path = probe_one(host, emulated["protected"], **{**PROBE, "plp_runtime": 0})
     assert path["verdict"] in MEASURED, path
     mean_ms, p99_ms = 1000.0 / path["write_iops"], path["p99_sync_latency_ms"]
     limits = {"min_iops": int(1000.0 / (1000.0 / DEFAULT_LIMITS["min_iops"] + mean_ms)),
