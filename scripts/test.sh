@@ -102,8 +102,15 @@ stage_cores() {
 }
 
 stage_lab() {
-  # One host through site.yml, idempotence, a reboot and the zoo's tests.
+  # One host through site.yml, idempotence, a reboot and the zoo's tests but those marked
+  # `drives` (make lab-drives).
   molecule test -s default
+}
+
+# Not in ALL_STAGES (make lab-drives): the lab's tests marked `drives` (identity, write cache,
+# power-loss protection, measured max_sectors_kb, removal) on a VM converged as in `lab`.
+stage_lab_drives() {
+  molecule test -s drives
 }
 
 # Not in ALL_STAGES (make lab-fleet): two hosts at once through site.yml, a ceph-ansible-shaped

@@ -8,10 +8,13 @@ the firmware in sysfs device/rev.
 
 import json
 
+import pytest
+
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
 from test_lab import WWN, sysfs_attr, whole_disk_by_serial
 
 testinfra_hosts = ["ansible://osds"]
+pytestmark = pytest.mark.drives
 
 GIB = 1 << 30
 FAST, SLOW = "CEPHOPS-SSD-0001", "CEPHOPS-SLOW-0001"

@@ -14,9 +14,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from test_lab import whole_disk_by_serial
 
 testinfra_hosts = ["ansible://osds"]
+pytestmark = pytest.mark.drives
 
 PLAYBOOK = Path(__file__).parent / "measure_max_sectors_kb.yml"
 RULES = "/etc/udev/rules.d/62-cephops-measure-test.rules"

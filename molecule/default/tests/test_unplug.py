@@ -8,10 +8,13 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from test_lab import whole_disk_by_serial
 from test_tuning import model_entry
 
 testinfra_hosts = ["ansible://osds"]
+pytestmark = pytest.mark.drives
 
 SLOW_SERIAL = "CEPHOPS-SLOW-0001"
 

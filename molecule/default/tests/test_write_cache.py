@@ -20,6 +20,7 @@ from test_lab import SATA_SPARE, blank_sata_spare, whole_disk_by_serial
 from test_site_defaults import MEASURED, modulerun, nvme_trouble, probe_one
 
 testinfra_hosts = ["ansible://osds"]
+pytestmark = pytest.mark.drives
 
 TOOLS = {SATA_SPARE: "hdparm", "CEPHOPS-OPSCSI-0001": "sdparm", "CEPHOPS-NVME-0001": "nvme"}
 # The tool's own read of the cache, and the figure in its output that says on (1) or off (0).
