@@ -10,7 +10,7 @@ demo:
 lint sanity units integration cores lab:
 	bash scripts/test.sh $@
 
-# The lab's field-drive tests (molecule scenario drives, about 30 minutes): not part of `test`.
+# The lab's field-drive tests (molecule scenario drives, about 27 minutes): not part of `test`.
 lab-drives:
 	bash scripts/test.sh lab_drives
 
