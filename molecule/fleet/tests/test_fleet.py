@@ -121,14 +121,17 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified
     for key, group in groups.items():
         assert group["hosts"] == len(set(hosts_of[key])) == 2 and group["disks"] == len(hosts_of[key])
     # Three siblings on each host, on the current firmware: enough to judge, and fleet2's slowed
-    # one is the one flagged below the others on its sync IOPS. The emulated disks of the two
-    # hosts, probed at the same time, can differ by more than the rule's 25% floor, so a fast
-    # one may be flagged above them; the rule itself is unit-tested on known figures
+    # one is the one flagged on the worse side, fewer sync IOPS or a longer p99 latency. Which
+    # figure flags it depends on the spread of the fast ones: emulated disks probed on a busy
+    # 2-core machine spread widely (seen: 210-583 sync writes a second), which widens the IOPS
+    # band past the slowed one's 51 (only its p99 was flagged then) and may flag a fast one on
+    # the better side. The rule itself is unit-tested on known figures
     # (tests/unit/plugins/plugin_utils/test_fleet_models.py).
     siblings = groups[(SIBLING, SIBLING_FIRMWARE)]
     assert siblings["judged"] and siblings["measured"] == 6, siblings
-    low = [o for o in siblings["outliers"] if o["figure"] == "write_iops" and o["direction"] == "below"]
-    assert [(o["host"], o["serial"]) for o in low] == [("fleet2", SLOWED_SIBLING)], siblings["outliers"]
+    worse = [o for o in siblings["outliers"]
+             if (o["figure"], o["direction"]) in (("write_iops", "below"), ("p99_sync_latency_ms", "above"))]
+    assert {(o["host"], o["serial"]) for o in worse} == {("fleet2", SLOWED_SIBLING)}, siblings["outliers"]
     # Two disks each: too few to judge.
     for key in ((PRO, "CPRO2B6Q"), (SIBLING, SIBLING_OLD_FIRMWARE)):
         assert not groups[key]["judged"] and groups[key]["outliers"] == [], groups[key]
@@ -140,7 +143,7 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified
         [(SIBLING_FIRMWARE, 6, ["fleet1", "fleet2"]), (SIBLING_OLD_FIRMWARE, 2, ["fleet1", "fleet2"])])
     markdown = (reports / "disk_gate.md").read_text()
     assert "## Per model and firmware" in markdown and all(model in markdown for model, _firmware in groups)
-    assert "- Outlier: fleet2 %s (%s, %s)" % (low[0]["device"], SIBLING, SIBLING_FIRMWARE) in markdown
+    assert "- Outlier: fleet2 %s (%s, %s)" % (worse[0]["device"], SIBLING, SIBLING_FIRMWARE) in markdown
     assert SIBLING_OLD_FIRMWARE in markdown
     assert 'id="per-model"' in (reports / "disk_gate.html").read_text()
 
