@@ -14,11 +14,11 @@ lint sanity units integration cores lab:
 lab-drives:
 	bash scripts/test.sh lab_drives
 
-# Two lab hosts at once (molecule scenario fleet, about 12 minutes): not part of `test`.
+# Two lab hosts at once (molecule scenario fleet, about 30 minutes): not part of `test`.
 lab-fleet:
 	bash scripts/test.sh lab_fleet
 
-# A real Ceph cluster in the lab (molecule scenario ceph, about 20 minutes): not part of `test`.
+# A real Ceph cluster in the lab (molecule scenario ceph, about 25 minutes): not part of `test`.
 lab-ceph:
 	bash scripts/test.sh lab_ceph
 
