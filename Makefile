@@ -14,7 +14,7 @@ lint sanity units integration cores lab:
 lab-drives:
 	bash scripts/test.sh lab_drives
 
-# Two lab hosts at once (molecule scenario fleet, about 30 minutes): not part of `test`.
+# Two lab hosts at once (molecule scenario fleet, about 29 minutes): not part of `test`.
 lab-fleet:
 	bash scripts/test.sh lab_fleet
 
