@@ -109,19 +109,27 @@ def fio_pids(path):
 
 
 class FioWatch:
-    """``with FioWatch(path) as watch:`` collects in ``watch.pids`` every fio run that writes to
-    the device ``path`` while the block runs. A probe runs for seconds; polled every 20 ms,
-    none can slip through."""
+    """``with FioWatch(path, ...) as watch:`` collects in ``watch.pids`` every fio run that writes to
+    one of the devices ``paths`` while the block runs, and sets ``watch.together`` once a poll
+    finds every one of them written at the same time. A probe runs for seconds; polled every
+    20 ms, none can slip through."""
 
-    def __init__(self, path):
-        self.path = path
+    def __init__(self, *paths):
+        self.paths = paths
         self.pids = set()
+        self.together = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll)
 
+    def _look(self):
+        found = [fio_pids(path) for path in self.paths]
+        self.together = self.together or all(found)
+        for pids in found:
+            self.pids.update(pids)
+
     def _poll(self):
         while not self._stop.is_set():
-            self.pids.update(fio_pids(self.path))
+            self._look()
             self._stop.wait(0.02)
 
     def __enter__(self):
@@ -131,4 +139,4 @@ class FioWatch:
     def __exit__(self, *exc_info):
         self._stop.set()
         self._thread.join()
-        self.pids.update(fio_pids(self.path))
+        self._look()

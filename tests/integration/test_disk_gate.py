@@ -8,12 +8,12 @@ import json
 import os
 import sys
 import tempfile
-import threading
 import xml.etree.ElementTree as ET
 
 import pytest
 import yaml
 
+from conftest import FioWatch
 from modulerun import json_env, run_playbook
 from test_disk_facts import make_gpt_partitions
 
@@ -288,20 +288,6 @@ def test_an_unreachable_host_is_reported_not_passed_and_hides_no_other_result(lo
     assert "ghost" not in gate.report("disk_gate.cephadm.yml")
 
 
-def fio_targets():
-    """The devices fio processes write to right now (their --filename= arguments)."""
-    found = set()
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open("/proc/%s/cmdline" % pid, "rb") as handle:
-                argv = handle.read().decode("utf-8", "replace").split("\0")
-        except OSError:
-            continue
-        if os.path.basename(argv[0]) == "fio":
-            found.update(arg.split("=", 1)[1] for arg in argv if arg.startswith("--filename="))
-    return found
-
-
 def test_every_host_probes_at_once_even_with_one_fork(loop_disks, gate, tmp_path):
     """With forks 1 a task reaches one host at a time: the hosts' probes still overlap, because
     every job is started before any is waited for. A role that waited in the starting task would
@@ -313,22 +299,11 @@ def test_every_host_probes_at_once_even_with_one_fork(loop_disks, gate, tmp_path
         "two": {"ansible_connection": "local", "gated": [second.path]}}}}))
     command = gate.command([], inventory=str(inventory), disk_gate_devices="{{ gated }}", disk_gate_runtime=6)
     command["env"]["ANSIBLE_FORKS"] = "1"
-    seen, done = [], threading.Event()
-
-    def watch():
-        while not done.wait(0.1):
-            seen.append(fio_targets())
-
-    watcher = threading.Thread(target=watch)
-    watcher.start()
-    try:
+    with FioWatch(first.path, second.path) as watch:
         rc, _report = run_playbook(command["args"], command["env"])
-    finally:
-        done.set()
-        watcher.join()
     assert rc == 0
-    assert any(first.path in targets for targets in seen) and any(second.path in targets for targets in seen)
-    assert any({first.path, second.path} <= targets for targets in seen)
+    # Each disk written, and both at one moment.
+    assert watch.together, "fio never wrote to both disks at once (fio runs seen: %s)" % sorted(watch.pids)
 
 
 def test_a_probe_the_module_refuses_to_start_says_why(loop_disks, gate):

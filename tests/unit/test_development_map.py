@@ -18,11 +18,6 @@ def walk():
     return [(int(row.group(1)), row.group(2), bool(row.group(4))) for row in rows], section
 
 
-def read(path):
-    with open(os.path.join(REPO_ROOT, path)) as handle:
-        return handle.read()
-
-
 def test_every_file_of_the_walk_exists_once_in_order():
     steps, _section = walk()
     assert [number for number, _path, _decides in steps] == list(range(1, len(steps) + 1))
@@ -34,11 +29,15 @@ def test_every_file_of_the_walk_exists_once_in_order():
 def test_each_file_is_reached_from_a_file_before_it():
     """A role by its name, a task file, module, filter or module_utils by its stem."""
     steps, _section = walk()
+    texts = []
+    for _number, path, _decides in steps:
+        with open(os.path.join(REPO_ROOT, path)) as handle:
+            texts.append((path.split("/")[-1], handle.read()))
     unreached = []
     for index, (_number, path, _decides) in enumerate(steps[1:], start=1):
         parts = path.split("/")
         name = parts[1] if parts[0] == "roles" and parts[-1] == "main.yml" else os.path.splitext(parts[-1])[0]
-        before = [read(earlier) for _n, earlier, _d in steps[:index] if earlier.split("/")[-1] != parts[-1]]
+        before = [text for basename, text in texts[:index] if basename != parts[-1]]
         if not any(re.search(r"\b%s\b" % re.escape(name), text) for text in before):
             unreached.append(path)
     assert unreached == []
