@@ -1,8 +1,13 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Running the probes' programs (fio, dd): side by side, stopped on time, and never outliving
-the module that started them."""
+"""The lifetime of the probes' programs (fio, dd): run side by side, stopped on time, never
+outliving the module that started them; and the module's own end by a signal turned into an
+exception, so that what it changed for the time of a probe is restored in ``finally`` blocks.
+
+Ansible ends an async task or an interrupted run with SIGTERM/SIGINT/SIGHUP; Python's
+default handling would skip that cleanup.
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -16,6 +21,28 @@ import tempfile
 import time
 
 PR_SET_PDEATHSIG = 1
+TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class Interrupted(Exception):
+    """The module received a termination signal."""
+
+    def __init__(self, signum):
+        super(Interrupted, self).__init__("interrupted by signal %d" % signum)
+        self.signum = signum
+
+
+def trap_termination():
+    """From now on a termination signal raises Interrupted in the module."""
+    for signum in TERMINATION_SIGNALS:
+        signal.signal(signum, _raise_interrupted)
+
+
+def _raise_interrupted(signum, frame):  # pylint: disable=unused-argument
+    # Later signals must not cut the cleanup short.
+    for other in TERMINATION_SIGNALS:
+        signal.signal(other, signal.SIG_IGN)
+    raise Interrupted(signum)
 
 
 def run_processes(argvs, timeout, stop_after=None, grace=10):
@@ -23,7 +50,7 @@ def run_processes(argvs, timeout, stop_after=None, grace=10):
 
     ``stop_after`` seconds ends a run normally with SIGINT (dd prints its statistics);
     ``timeout`` seconds ends it with SIGTERM, then SIGKILL after ``grace``. Any exception
-    while waiting (interrupts.Interrupted) kills the probes before it propagates, so no writer
+    while waiting (Interrupted) kills the probes before it propagates, so no writer
     outlives the module. Output goes to temporary files: fio's JSON for many disks can
     exceed a pipe buffer.
     """

@@ -11,7 +11,7 @@ __metaclass__ = type
 import time
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, direct_io, fio_job, interrupts, probe_cache, probe_region, probe_verdict, processes, write_cache)
+    blockdev, direct_io, fio_job, probe_cache, probe_region, probe_verdict, processes, write_cache)
 
 
 # --------------------------------------------------------------------------- a run of the module
@@ -59,7 +59,7 @@ def judge(run_command, names, overwrite, settings, journal, cache, check_mode, w
             outcomes[disk["name"]] = planned_result(disk, settings, commands[disk["name"]],
                                                     write_cache.read(run_command, disk))
     else:
-        interrupts.trap()
+        processes.trap_termination()
         measured = prober.probe_all(probe)
         for disk in probe:
             outcomes[disk["name"]] = probe_result(disk, measured[disk["name"]], settings, prober.fio_version)
@@ -455,7 +455,7 @@ class Prober:
             if good and self.s["compare_write_cache"]:
                 for name, comparison in self.compare_write_cache(good, caches, measured).items():
                     results[name]["write_cache_comparison"] = comparison
-        except (interrupts.Interrupted, probe_region.JournalError) as exc:
+        except (processes.Interrupted, probe_region.JournalError) as exc:
             for disk in disks:
                 results[disk["name"]].setdefault("error", str(exc))
                 results[disk["name"]].pop("measurement", None)

@@ -152,8 +152,7 @@ commands:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, block_queue as queue_utils, interrupts
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import irq_counts
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, block_queue as queue_utils, irq_counts, processes
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
 
 
@@ -213,7 +212,7 @@ def main():
                          commands=[command()] * rounds)
 
     runs = dict((name, []) for name in results)
-    interrupts.trap()
+    processes.trap_termination()
     try:
         # The values take turns within each repeat, so a drift of the disk's speed spreads over all.
         for _repeat in range(module.params["repeats"]):
@@ -221,7 +220,7 @@ def main():
                 rows = read_utils.measure_round(command(), disks, plans, index, module.params["runtime"] + 60, irqs)
                 for name, row in rows.items():
                     runs[name].append(row)
-    except (interrupts.Interrupted, OSError) as exc:
+    except (processes.Interrupted, OSError) as exc:
         module.fail_json(msg="measurement stopped: %s" % exc, changed=False)
     finally:
         restore_errors = read_utils.set_back(disks)

@@ -66,3 +66,18 @@ def test_an_exception_while_waiting_kills_the_probes(tmp_path, monkeypatch):
         processes.run_processes([python(code)], timeout=30)
     with pytest.raises(OSError):
         os.kill(int(pid_file.read_text()), 0)
+
+
+def test_a_termination_signal_becomes_an_exception_and_later_ones_are_ignored():
+    saved = dict((signum, signal.getsignal(signum)) for signum in processes.TERMINATION_SIGNALS)
+    try:
+        processes.trap_termination()
+        with pytest.raises(processes.Interrupted) as caught:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        # The cleanup that follows runs to its end: a second signal would otherwise cut it short.
+        assert [signal.getsignal(s) for s in processes.TERMINATION_SIGNALS] == [signal.SIG_IGN] * 3
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+    assert caught.value.signum == signal.SIGTERM and str(caught.value) == "interrupted by signal 15"
