@@ -1,49 +1,116 @@
-"""docs/development.md's walk of one disk is the map a maintainer follows: it must name files
-that exist, each once, each reached from a file before it, with the decisions counted right."""
+"""docs/development.md's walk of one disk is the map a maintainer follows. It must name files
+that exist, each once, each reached from a file before it; and it must be whole: every file a
+file of the walk reaches (a Python import, a task file, module, filter or role a task or
+variable names, a role's variables, defaults and argument specs) is on the walk, or on the
+list of files the walk passes by, with the reason."""
 
+import ast
 import os
 import re
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ROW = re.compile(r"^\| (\d+) \| `([^`]+)` \| (.+?) \| ?(decides)? ?\|$")
+PACKAGE = "ansible_collections.cephops.osd_tuning."
+WALK_ROW = re.compile(r"^\| (\d+) \| `([^`]+)` \| (.+?) \| ?(decides)? ?\|$")
+PASSED_ROW = re.compile(r"^\| `([^`]+)` \| (.+?) \|$")
+FQCN = re.compile(r"\bcephops\.osd_tuning\.([a-z_]+)\b")
+TASK_FILE = re.compile(r"\b(?:import|include)_tasks: (\S+\.yml)")
+ROLE = re.compile(r"\bname: cephops\.osd_tuning\.([a-z_]+)\b")
+ROLE_PARTS = ("tasks/main.yml", "vars/main.yml", "defaults/main.yml", "meta/argument_specs.yml")
+
+
+def section():
+    with open(os.path.join(REPO_ROOT, "docs", "development.md")) as handle:
+        text = handle.read()
+    return text.split("## One disk, from the inventory to its udev rule", 1)[1].split("\n## ", 1)[0]
 
 
 def walk():
-    """[(number, path, decides)] from the table of the section on one disk, and its prose."""
-    with open(os.path.join(REPO_ROOT, "docs", "development.md")) as handle:
-        text = handle.read()
-    section = text.split("## One disk, from the inventory to its udev rule", 1)[1].split("\n## ", 1)[0]
-    rows = [ROW.match(line) for line in section.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    """[(number, path, decides)] of the walk's table, and the files it passes by."""
+    lines = section().splitlines()
+    rows = [WALK_ROW.match(line) for line in lines if line.startswith("| ") and line[2].isdigit()]
     assert all(rows), "a row of the walk does not read | N | `file` | what | decides? |"
-    return [(int(row.group(1)), row.group(2), bool(row.group(4))) for row in rows], section
+    passed = [PASSED_ROW.match(line) for line in lines if line.startswith("| `")]
+    assert all(passed), "a row of the files passed by does not read | `file` | why |"
+    return ([(int(row.group(1)), row.group(2), bool(row.group(4))) for row in rows],
+            [row.group(1) for row in passed])
+
+
+def exists(path):
+    return os.path.isfile(os.path.join(REPO_ROOT, path))
+
+
+def filter_files():
+    """{filter name: its plugin file}, from each file's FilterModule.filters()."""
+    found = {}
+    directory = os.path.join(REPO_ROOT, "plugins", "filter")
+    for name in os.listdir(directory):
+        if name.endswith(".py"):
+            with open(os.path.join(directory, name)) as handle:
+                for key in re.findall(r'"([a-z_]+)": [a-z_]+[,}]', handle.read()):
+                    found[key] = "plugins/filter/" + name
+    return found
+
+
+def reached_from(path, filters):
+    """The collection files ``path`` leads to."""
+    with open(os.path.join(REPO_ROOT, path)) as handle:
+        text = handle.read()
+    reached = set()
+    if path.endswith("meta/argument_specs.yml"):
+        return reached  # its mentions of modules and filters are documentation
+    if path.endswith(".py"):
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                base = node.module[len(PACKAGE):].replace(".", "/")
+                candidates = [base + ".py"] + ["%s/%s.py" % (base, alias.name) for alias in node.names]
+                reached.update(p for p in candidates if exists(p))
+        return reached
+    roles = ROLE.findall(text)
+    reached.update("roles/%s/tasks/main.yml" % name for name in roles)
+    for name in FQCN.findall(ROLE.sub("", text)):
+        for candidate in ("plugins/modules/%s.py" % name, filters.get(name), "roles/%s/tasks/main.yml" % name):
+            if candidate and exists(candidate):
+                reached.add(candidate)
+                break
+    if path.startswith("roles/"):
+        role = "/".join(path.split("/")[:2])
+        reached.update(os.path.join(os.path.dirname(path), name) for name in TASK_FILE.findall(text))
+        if path.endswith("tasks/main.yml"):
+            reached.update(p for p in ("%s/%s" % (role, part) for part in ROLE_PARTS[1:]) if exists(p))
+    reached.discard(path)
+    return reached
 
 
 def test_every_file_of_the_walk_exists_once_in_order():
-    steps, _section = walk()
+    steps, passed = walk()
     assert [number for number, _path, _decides in steps] == list(range(1, len(steps) + 1))
     paths = [path for _number, path, _decides in steps]
-    assert len(set(paths)) == len(paths)
-    assert [path for path in paths if not os.path.isfile(os.path.join(REPO_ROOT, path))] == []
+    assert len(set(paths + passed)) == len(paths) + len(passed)
+    assert [path for path in paths + passed if not exists(path)] == []
 
 
 def test_each_file_is_reached_from_a_file_before_it():
-    """A role by its name, a task file, module, filter or module_utils by its stem."""
-    steps, _section = walk()
-    texts = []
-    for _number, path, _decides in steps:
-        with open(os.path.join(REPO_ROOT, path)) as handle:
-            texts.append((path.split("/")[-1], handle.read()))
-    unreached = []
-    for index, (_number, path, _decides) in enumerate(steps[1:], start=1):
-        parts = path.split("/")
-        name = parts[1] if parts[0] == "roles" and parts[-1] == "main.yml" else os.path.splitext(parts[-1])[0]
-        before = [text for basename, text in texts[:index] if basename != parts[-1]]
-        if not any(re.search(r"\b%s\b" % re.escape(name), text) for text in before):
-            unreached.append(path)
+    steps, _passed = walk()
+    filters = filter_files()
+    paths = [path for _number, path, _decides in steps]
+    unreached = [path for index, path in enumerate(paths[1:], start=1)
+                 if not any(path in reached_from(before, filters) for before in paths[:index])]
     assert unreached == []
 
 
+def test_the_walk_leaves_out_no_file_it_reaches():
+    steps, passed = walk()
+    filters = filter_files()
+    listed = set(path for _number, path, _decides in steps) | set(passed)
+    left_out = sorted("%s -> %s" % (path, reached) for _number, path, _decides in steps
+                      for reached in reached_from(path, filters) if reached not in listed)
+    assert left_out == []
+
+
 def test_the_prose_counts_the_walk_and_its_decisions():
-    steps, section = walk()
-    assert sum(decides for _number, _path, decides in steps) == 8 and "The eight marked **decides**" in section
-    assert "the walk crosses %d." % len(steps) in section
+    steps, passed = walk()
+    text = section()
+    decisions = sum(decides for _number, _path, decides in steps)
+    assert "The %d marked **decides**" % decisions in text
+    assert "the walk crosses %d files" % len(steps) in text
+    assert "passes by %d" % len(passed) in text
