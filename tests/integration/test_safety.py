@@ -385,6 +385,29 @@ def test_fio_killed_mid_run_gives_error_and_zeroes_the_region(loop_disks):
     check_case([disk], "fio killed mid-run", "sync_write_probe", probe_error, "fio exited with rc=", kill_fio)
 
 
+def test_the_probe_terminated_mid_run_stops_fio_and_zeroes_the_region(loop_disks):
+    """SIGTERM to the module itself (what a stopped run or a service manager sends): its
+    cleanup must still run, fio must not outlive it, and the region must be zero again."""
+    disk = loop_disks()
+
+    def terminate_module():
+        outcome = {}
+        worker = threading.Thread(target=lambda: outcome.update(probe([disk], runtime=30, **EASY)))
+        worker.start()
+        pids = fio_started(disk.path, worker.is_alive)
+        assert pids, "fio never started"
+        time.sleep(1)  # let it write into the region first
+        with open("/proc/%d/stat" % pids[0]) as handle:
+            module_pid = int(handle.read().rsplit(")", 1)[1].split()[1])
+        os.kill(module_pid, signal.SIGTERM)
+        worker.join(90)
+        assert fio_pids(disk.path) == []
+        return by_device(outcome)[disk.path]
+
+    check_case([disk], "module terminated mid-run", "sync_write_probe", probe_error, "interrupted by signal 15",
+               terminate_module)
+
+
 def changed_lines(before, after):
     """Numbers of the lines that differ between two files, compared line by line as bytes."""
     before, after = before.splitlines(True), after.splitlines(True)
