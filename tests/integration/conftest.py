@@ -108,6 +108,24 @@ def fio_pids(path):
     return pids
 
 
+def fio_started(path, starter_alive, seconds=120):
+    """Process ids of the fio run on ``path`` once it runs; [] when whatever starts it ended
+    first or ``seconds`` passed."""
+    deadline = time.monotonic() + seconds
+    while starter_alive() and time.monotonic() < deadline:
+        pids = fio_pids(path)
+        if pids:
+            return pids
+        time.sleep(0.2)
+    return []
+
+
+def parent_of(pid):
+    """The parent process id of ``pid``: for a probe's fio, the module that started it."""
+    with open("/proc/%d/stat" % pid) as handle:
+        return int(handle.read().rsplit(")", 1)[1].split()[1])
+
+
 class FioWatch:
     """``with FioWatch(path, ...) as watch:`` collects in ``watch.pids`` every fio run that writes to
     one of the devices ``paths`` while the block runs, and sets ``watch.together`` once a poll

@@ -18,7 +18,7 @@ import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS
 
-from conftest import SAFETY_LOG, FioWatch, fio_pids, hide_binaries
+from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of
 from loopdisk import attach, detach, run
 from modulerun import ansible_module
 from test_disk_facts import HIDDEN_DATA, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs
@@ -350,18 +350,6 @@ def test_the_root_disk_is_refused(zoo, module, args, judge):
                lambda: ansible_module(module, args(root_disk()), check=True))
 
 
-def fio_started(path, starter_alive, seconds=120):
-    """Process ids of the fio run writing to ``path`` once it runs; [] when whatever starts
-    it ended first or ``seconds`` passed."""
-    deadline = time.monotonic() + seconds
-    while starter_alive() and time.monotonic() < deadline:
-        pids = fio_pids(path)
-        if pids:
-            return pids
-        time.sleep(0.2)
-    return []
-
-
 def probe_error(found):
     assert (found["verdict"], found["zeroed"]) == ("error", True), found
     return "; ".join(found["reasons"])
@@ -397,9 +385,7 @@ def test_the_probe_terminated_mid_run_stops_fio_and_zeroes_the_region(loop_disks
         pids = fio_started(disk.path, worker.is_alive)
         assert pids, "fio never started"
         time.sleep(1)  # let it write into the region first
-        with open("/proc/%d/stat" % pids[0]) as handle:
-            module_pid = int(handle.read().rsplit(")", 1)[1].split()[1])
-        os.kill(module_pid, signal.SIGTERM)
+        os.kill(parent_of(pids[0]), signal.SIGTERM)
         worker.join(90)
         assert fio_pids(disk.path) == []
         return by_device(outcome)[disk.path]

@@ -1,9 +1,12 @@
 """seq_read_probe on real loop devices: measures, never writes, always sets values back."""
 
 import os
+import signal
+import threading
 
 import pytest
 
+from conftest import fio_pids, fio_started, parent_of
 from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import make_gpt_partitions
@@ -97,6 +100,23 @@ def test_fio_failure_is_reported_and_values_restored(loop_disks):
     assert row["read_mib_s"] is None and "fio printed no JSON" in row["error"]
     assert result["results"][0]["best"] is None
     assert max_sectors(disk) == before
+
+
+def test_the_module_terminated_mid_measurement_stops_fio_and_sets_values_back(loop_disks, settled):
+    disk = loop_disks()
+    settled(disk)
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.update(ansible_module(
+        "seq_read_probe", dict(devices=[disk.path], max_sectors_kb=[64], runtime=60, repeats=1))))
+    worker.start()
+    pids = fio_started(disk.path, worker.is_alive)
+    assert pids, "fio never started"
+    assert max_sectors(disk) == 64  # the value being measured
+    os.kill(parent_of(pids[0]), signal.SIGTERM)
+    worker.join(120)
+    assert fio_pids(disk.path) == []
+    assert outcome["failed"] and outcome["msg"] == "measurement stopped: interrupted by signal 15", outcome
+    assert max_sectors(disk) == 512
 
 
 def test_check_mode_plans_and_touches_nothing(loop_disks, settled):
