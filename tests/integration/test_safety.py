@@ -355,43 +355,38 @@ def probe_error(found):
     return "; ".join(found["reasons"])
 
 
+def probe_stopped(disk, stop):
+    """The probe's result on ``disk`` when ``stop(fio's pids)`` runs a second into fio's writes;
+    no fio may be left after it."""
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.update(probe([disk], runtime=30, **EASY)))
+    worker.start()
+    pids = fio_started(disk.path, worker.is_alive)
+    assert pids, "fio never started"
+    time.sleep(1)  # let it write into the region first
+    stop(pids)
+    worker.join(90)
+    assert fio_pids(disk.path) == []
+    return by_device(outcome)[disk.path]
+
+
+def terminate(pids):
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+
+
 def test_fio_killed_mid_run_gives_error_and_zeroes_the_region(loop_disks):
     disk = loop_disks()
-
-    def kill_fio():
-        outcome = {}
-        worker = threading.Thread(target=lambda: outcome.update(probe([disk], runtime=30, **EASY)))
-        worker.start()
-        pids = fio_started(disk.path, worker.is_alive)
-        assert pids, "fio never started"
-        time.sleep(1)  # let it write into the region first
-        for pid in pids:
-            os.kill(pid, signal.SIGTERM)
-        worker.join(90)
-        return by_device(outcome)[disk.path]
-
-    check_case([disk], "fio killed mid-run", "sync_write_probe", probe_error, "fio exited with rc=", kill_fio)
+    check_case([disk], "fio killed mid-run", "sync_write_probe", probe_error, "fio exited with rc=",
+               lambda: probe_stopped(disk, terminate))
 
 
 def test_the_probe_terminated_mid_run_stops_fio_and_zeroes_the_region(loop_disks):
     """SIGTERM to the module itself (what a stopped run or a service manager sends): its
     cleanup must still run, fio must not outlive it, and the region must be zero again."""
     disk = loop_disks()
-
-    def terminate_module():
-        outcome = {}
-        worker = threading.Thread(target=lambda: outcome.update(probe([disk], runtime=30, **EASY)))
-        worker.start()
-        pids = fio_started(disk.path, worker.is_alive)
-        assert pids, "fio never started"
-        time.sleep(1)  # let it write into the region first
-        os.kill(parent_of(pids[0]), signal.SIGTERM)
-        worker.join(90)
-        assert fio_pids(disk.path) == []
-        return by_device(outcome)[disk.path]
-
     check_case([disk], "module terminated mid-run", "sync_write_probe", probe_error, "interrupted by signal 15",
-               terminate_module)
+               lambda: probe_stopped(disk, lambda pids: terminate([parent_of(pids[0])])))
 
 
 def changed_lines(before, after):
