@@ -15,7 +15,8 @@ PASSED_ROW = re.compile(r"^\| `([^`]+)` \| (.+?) \|$")
 FQCN = re.compile(r"\bcephops\.osd_tuning\.([a-z_]+)\b")
 TASK_FILE = re.compile(r"\b(?:import|include)_tasks: (\S+\.yml)")
 ROLE = re.compile(r"\bname: cephops\.osd_tuning\.([a-z_]+)\b")
-ROLE_PARTS = ("tasks/main.yml", "vars/main.yml", "defaults/main.yml", "meta/argument_specs.yml")
+# What a role's tasks/main.yml brings in besides its task files.
+ROLE_PARTS = ("vars/main.yml", "defaults/main.yml", "meta/argument_specs.yml")
 
 
 def section():
@@ -65,8 +66,7 @@ def reached_from(path, filters):
                 candidates = [base + ".py"] + ["%s/%s.py" % (base, alias.name) for alias in node.names]
                 reached.update(p for p in candidates if exists(p))
         return reached
-    roles = ROLE.findall(text)
-    reached.update("roles/%s/tasks/main.yml" % name for name in roles)
+    reached.update("roles/%s/tasks/main.yml" % name for name in ROLE.findall(text))
     for name in FQCN.findall(ROLE.sub("", text)):
         for candidate in ("plugins/modules/%s.py" % name, filters.get(name), "roles/%s/tasks/main.yml" % name):
             if candidate and exists(candidate):
@@ -76,9 +76,17 @@ def reached_from(path, filters):
         role = "/".join(path.split("/")[:2])
         reached.update(os.path.join(os.path.dirname(path), name) for name in TASK_FILE.findall(text))
         if path.endswith("tasks/main.yml"):
-            reached.update(p for p in ("%s/%s" % (role, part) for part in ROLE_PARTS[1:]) if exists(p))
+            reached.update(p for p in ("%s/%s" % (role, part) for part in ROLE_PARTS) if exists(p))
     reached.discard(path)
     return reached
+
+
+def reached_by_step():
+    """[(path, the files it reaches)] of the walk, in order, and the files it passes by; each
+    file read once."""
+    steps, passed = walk()
+    filters = filter_files()
+    return [(path, reached_from(path, filters)) for _number, path, _decides in steps], passed
 
 
 def test_every_file_of_the_walk_exists_once_in_order():
@@ -90,20 +98,20 @@ def test_every_file_of_the_walk_exists_once_in_order():
 
 
 def test_each_file_is_reached_from_a_file_before_it():
-    steps, _passed = walk()
-    filters = filter_files()
-    paths = [path for _number, path, _decides in steps]
-    unreached = [path for index, path in enumerate(paths[1:], start=1)
-                 if not any(path in reached_from(before, filters) for before in paths[:index])]
+    walked, _passed = reached_by_step()
+    unreached, reachable = [], set(walked[0][1])
+    for path, reached in walked[1:]:
+        if path not in reachable:
+            unreached.append(path)
+        reachable |= reached
     assert unreached == []
 
 
 def test_the_walk_leaves_out_no_file_it_reaches():
-    steps, passed = walk()
-    filters = filter_files()
-    listed = set(path for _number, path, _decides in steps) | set(passed)
-    left_out = sorted("%s -> %s" % (path, reached) for _number, path, _decides in steps
-                      for reached in reached_from(path, filters) if reached not in listed)
+    walked, passed = reached_by_step()
+    listed = set(path for path, _reached in walked) | set(passed)
+    left_out = sorted("%s -> %s" % (path, target) for path, reached in walked
+                      for target in reached if target not in listed)
     assert left_out == []
 
 
