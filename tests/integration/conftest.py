@@ -120,6 +120,20 @@ def fio_started(path, starter_alive, seconds=120):
     return []
 
 
+def stopped_mid_fio(start, path, stop, seconds):
+    """What ``start()`` returns when ``stop(fio's pids)`` runs once fio runs on ``path``;
+    ``start()`` gets ``seconds`` to end after it, and no fio may be left."""
+    outcome = {}
+    worker = threading.Thread(target=lambda: outcome.update(start()))
+    worker.start()
+    pids = fio_started(path, worker.is_alive)
+    assert pids, "fio never started"
+    stop(pids)
+    worker.join(seconds)
+    assert fio_pids(path) == []
+    return outcome
+
+
 def parent_of(pid):
     """The parent process id of ``pid``: for a probe's fio, the module that started it."""
     with open("/proc/%d/stat" % pid) as handle:

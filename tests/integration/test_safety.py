@@ -11,14 +11,13 @@ import os
 import re
 import signal
 import subprocess
-import threading
 import time
 
 import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS
 
-from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of
+from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of, stopped_mid_fio
 from loopdisk import attach, detach, run
 from modulerun import ansible_module
 from test_disk_facts import HIDDEN_DATA, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs
@@ -356,17 +355,12 @@ def probe_error(found):
 
 
 def probe_stopped(disk, stop):
-    """The probe's result on ``disk`` when ``stop(fio's pids)`` runs a second into fio's writes;
-    no fio may be left after it."""
-    outcome = {}
-    worker = threading.Thread(target=lambda: outcome.update(probe([disk], runtime=30, **EASY)))
-    worker.start()
-    pids = fio_started(disk.path, worker.is_alive)
-    assert pids, "fio never started"
-    time.sleep(1)  # let it write into the region first
-    stop(pids)
-    worker.join(90)
-    assert fio_pids(disk.path) == []
+    """The probe's result on ``disk`` when ``stop(fio's pids)`` runs a second into fio's writes."""
+    def stop_while_writing(pids):
+        time.sleep(1)  # let it write into the region first
+        stop(pids)
+
+    outcome = stopped_mid_fio(lambda: probe([disk], runtime=30, **EASY), disk.path, stop_while_writing, 90)
     return by_device(outcome)[disk.path]
 
 

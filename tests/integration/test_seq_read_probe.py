@@ -2,11 +2,10 @@
 
 import os
 import signal
-import threading
 
 import pytest
 
-from conftest import fio_pids, fio_started, parent_of
+from conftest import parent_of, stopped_mid_fio
 from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import make_gpt_partitions
@@ -105,16 +104,13 @@ def test_fio_failure_is_reported_and_values_restored(loop_disks):
 def test_the_module_terminated_mid_measurement_stops_fio_and_sets_values_back(loop_disks, settled):
     disk = loop_disks()
     settled(disk)
-    outcome = {}
-    worker = threading.Thread(target=lambda: outcome.update(ansible_module(
-        "seq_read_probe", dict(devices=[disk.path], max_sectors_kb=[64], runtime=60, repeats=1))))
-    worker.start()
-    pids = fio_started(disk.path, worker.is_alive)
-    assert pids, "fio never started"
-    assert max_sectors(disk) == 64  # the value being measured
-    os.kill(parent_of(pids[0]), signal.SIGTERM)
-    worker.join(120)
-    assert fio_pids(disk.path) == []
+
+    def terminate_module(pids):
+        assert max_sectors(disk) == 64  # the value being measured
+        os.kill(parent_of(pids[0]), signal.SIGTERM)
+
+    outcome = stopped_mid_fio(lambda: ansible_module("seq_read_probe", dict(
+        devices=[disk.path], max_sectors_kb=[64], runtime=60, repeats=1)), disk.path, terminate_module, 120)
     assert outcome["failed"] and outcome["msg"] == "measurement stopped: interrupted by signal 15", outcome
     assert max_sectors(disk) == 512
 
