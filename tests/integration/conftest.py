@@ -5,6 +5,7 @@ would, and need root. Disks are sparse files, so an 8 GiB disk costs nothing.
 """
 
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -123,13 +124,20 @@ def fio_started(path, starter_alive, seconds=120):
 def stopped_mid_fio(start, path, stop, seconds):
     """What ``start()`` returns when ``stop(fio's pids)`` runs once fio runs on ``path``;
     ``start()`` gets ``seconds`` to end after it, and no fio may be left."""
+    assert fio_pids(path) == [], "a fio run from elsewhere already uses %s" % path
     outcome = {}
     worker = threading.Thread(target=lambda: outcome.update(start()))
     worker.start()
     pids = fio_started(path, worker.is_alive)
     assert pids, "fio never started"
-    stop(pids)
-    worker.join(seconds)
+    try:
+        stop(pids)
+    except BaseException:
+        # A failed stop must not leave the module (and its fio) running into later tests.
+        os.kill(parent_of(pids[0]), signal.SIGKILL)
+        raise
+    finally:
+        worker.join(seconds)
     assert fio_pids(path) == []
     return outcome
 
