@@ -1,7 +1,8 @@
 """The disk_gate role on loop devices with real fio, run with ansible-playbook as a site would.
 
 Loop devices report rotational here, so they are the HDD class: the tests set the flash and
-the HDD thresholds alike. The cache and the reports go to tmp_path.
+the HDD thresholds alike. The cache and the reports go to tmp_path; the reports are written
+only in the runs whose test reads them (``reports=True``), as each costs seconds of templating.
 """
 
 import json
@@ -44,14 +45,14 @@ class Gate:
         self.async_dir = tmp_path / "async"
 
     def command(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, become=False, home=None,
-                **extra):
+                reports=False, **extra):
         """The subprocess arguments (argv, environment, directory) of one ansible-playbook run of the gate
         (or of its rollback), on this host alone or on the hosts of an inventory file (each with its own
-        connection); ``home`` is the controller's HOME."""
+        connection); ``home`` is the controller's HOME, ``reports`` whether the report files are written."""
         extra_vars = dict(disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True, disk_gate_runtime=2,
                           disk_gate_plp_runtime=0, disk_gate_poll_interval=1, disk_gate_cache_max_age=0,
                           disk_gate_cache_dir=str(self.cache_dir), disk_gate_report_dir=str(self.report_dir),
-                          disk_gate_async_dir=str(self.async_dir))
+                          disk_gate_report_enabled=reports, disk_gate_async_dir=str(self.async_dir))
         extra_vars.update(thresholds(limits or EASY))
         extra_vars.update(extra)
         env = json_env(**(dict(HOME=home) if home else {}))
@@ -61,8 +62,8 @@ class Gate:
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())
 
     def play(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, become=False, home=None,
-             **extra):
-        command = self.command(disks, limits, check, inventory, playbook, become, home, **extra)
+             reports=False, **extra):
+        command = self.command(disks, limits, check, inventory, playbook, become, home, reports, **extra)
         return Run(*run_playbook(command["args"], command["env"]))
 
     def report(self, name):
@@ -102,7 +103,7 @@ def gate(tmp_path):
 @pytest.mark.cores
 def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks, gate):
     disks = [loop_disks(), loop_disks()]
-    run = gate.play(disks, IMPOSSIBLE)
+    run = gate.play(disks, IMPOSSIBLE, reports=True)
     assert run.rc != 0
     assert len(run.failures) == 1 and "not approved on localhost (policy block" in run.failures[0]
     table = run.task("Show the disks and their verdicts")["msg"]
@@ -142,7 +143,7 @@ def test_exclude_keeps_only_approved_disks_in_devices_and_refuses_a_used_disk(lo
     blank, used = loop_disks(), loop_disks()
     make_gpt_partitions(used)
     before = used.checksum()
-    run = gate.play([blank, used], disk_gate_policy="exclude")
+    run = gate.play([blank, used], disk_gate_policy="exclude", reports=True)
     assert run.rc == 0, run.failures
     assert run.task("Show the devices ceph-osd would deploy")["msg"] == [blank.path]
     assert (run.disk(blank.path)["verdict"], run.disk(blank.path)["approved"]) == ("suitable", True)
@@ -265,7 +266,7 @@ def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):
 def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate):
     disk = loop_disks()
     before = disk.checksum()
-    run = gate.play([disk], check=True, disk_gate_cache_max_age=3600)
+    run = gate.play([disk], check=True, disk_gate_cache_max_age=3600, reports=True)
     assert run.rc == 0, run.failures
     assert (run.record["pending"], run.disk(disk.path)["verdict"]) == ([disk.path], None)
     assert not gate.cache_dir.exists() and not gate.report_dir.exists()
@@ -279,7 +280,7 @@ def test_an_unreachable_host_is_reported_not_passed_and_hides_no_other_result(lo
         "localhost": {"ansible_connection": "local"},
         "ghost": {"ansible_connection": "ssh", "ansible_host": "127.0.0.1", "ansible_port": 9}}}}))
     disk = loop_disks()
-    run = gate.play([disk], inventory=str(inventory))
+    run = gate.play([disk], inventory=str(inventory), reports=True)
     assert run.rc == 4  # ansible-playbook's exit code for an unreachable host
     hosts = dict((entry["host"], entry) for entry in json.loads(gate.report("disk_gate.json"))["hosts"])
     assert sorted(hosts) == ["ghost", "localhost"]
