@@ -40,6 +40,27 @@ def ansible_module(module, args=None, check=False, prefix=(), inventory="localho
                              % (proc.returncode, proc.stdout, proc.stderr))
 
 
+def ansible_module_cases(module, cases, check=False):
+    """The result dict of each of ``cases`` (module arguments), all run in one ``ansible-playbook``
+    on this machine, one task a case that may fail without stopping the others: one controller
+    start-up for many refusals instead of one each. Arguments are handed in as they are, so none
+    may hold a template, which a playbook would render and ``ansible --args`` would not."""
+    for args in cases:
+        assert "{{" not in json.dumps(args) and "{%" not in json.dumps(args), args
+    tasks = [{"name": "case %d" % number, "cephops.osd_tuning." + module: args, "ignore_errors": True}
+             for number, args in enumerate(cases)]
+    play = [{"name": "cases of " + module, "hosts": "localhost", "gather_facts": False,
+             "check_mode": check, "tasks": tasks}]
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", prefix="cases-") as playbook:
+        json.dump(play, playbook)  # JSON is YAML
+        playbook.flush()
+        _rc, report = run_playbook(["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
+                                    playbook.name], json_env())
+    results = [task["hosts"]["localhost"] for task in report["plays"][0]["tasks"]]
+    assert len(results) == len(cases), report
+    return results
+
+
 # What ansible-core prints on stderr about a playbook, a role or a collection (a deprecated
 # construct, a version outside requires_ansible); the json callback keeps module warnings,
 # which describe disks, in its report instead.

@@ -19,7 +19,7 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options imp
 
 from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of, stopped_mid_fio
 from loopdisk import attach, detach, run
-from modulerun import ansible_module
+from modulerun import ansible_module, ansible_module_cases
 from test_disk_facts import HIDDEN_DATA, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs
 from test_disk_gate import Gate
 from test_mount_options import Host, Role as MountRole, mountinfo, uuid_of
@@ -73,9 +73,21 @@ def zoo(tmp_path_factory):
 def check_case(disks, case, module, judge, expected, act):
     """One case of the suite: checksum ``disks``, ``act()``, judge what it returned, checksum
     again, and log the case for the summary."""
-    before = dict((disk.name, disk.checksum()) for disk in disks)
+    before = checksums(disks)
     shown = judge(act())
-    changed = [disk.name for disk in disks if disk.checksum() != before[disk.name]]
+    log_case(case, module, shown, expected, changed_disks(disks, before))
+
+
+def checksums(disks):
+    return dict((disk.name, disk.checksum()) for disk in disks)
+
+
+def changed_disks(disks, before):
+    return [disk.name for disk in disks if disk.checksum() != before[disk.name]]
+
+
+def log_case(case, module, shown, expected, changed):
+    """Log a case for the summary; it holds when ``shown`` holds ``expected`` and no disk changed."""
     SAFETY_LOG.append(dict(case=case, module=module, shown=shown, expected=expected in shown, changed=changed))
     assert expected in shown, shown
     assert changed == []
@@ -204,10 +216,39 @@ CASES += [
 ]
 
 
-@pytest.mark.parametrize("case,module,args,judge,expected", CASES,
+class Batches:
+    """The results of CASES, run on first use in one playbook per module (a task a case), with the
+    zoo disks whose content changed over that playbook: every disk of the zoo is checksummed
+    before and after each module's cases, so a byte changed by any case fails every case of its
+    module."""
+
+    def __init__(self, zoo):
+        self.zoo = zoo
+        self.done = {}
+
+    def result(self, number):
+        module = CASES[number][1]
+        if module not in self.done:
+            numbers = [n for n, case in enumerate(CASES) if case[1] == module]
+            disks = self.zoo.disks()
+            before = checksums(disks)
+            results = ansible_module_cases(module, [CASES[n][2](self.zoo) for n in numbers])
+            self.done[module] = (dict(zip(numbers, results)), changed_disks(disks, before))
+        results, changed = self.done[module]
+        return results[number], changed
+
+
+@pytest.fixture(scope="module")
+def batches(zoo):
+    return Batches(zoo)
+
+
+@pytest.mark.parametrize("number", range(len(CASES)),
                          ids=["%s-%s" % (case[1], case[0].replace(" ", "_")) for case in CASES])
-def test_bad_input_is_refused_and_no_byte_changes(zoo, case, module, args, judge, expected):
-    check_case(zoo.disks(), case, module, judge, expected, lambda: ansible_module(module, args(zoo)))
+def test_bad_input_is_refused_and_no_byte_changes(batches, number):
+    case, module, _args, judge, expected = CASES[number]
+    result, changed = batches.result(number)
+    log_case(case, module, judge(result), expected, changed)
     assert not os.path.exists("/tmp/cephops-pwned")
 
 
