@@ -42,7 +42,7 @@ export REPO_ROOT CEPHOPS_CACHE BUILD_DIR CEPHOPS_PYTHONS
 
 # Packages the tests use on the test host; the lab adds QEMU and mmdebstrap.
 DEBIAN_PACKAGES=(
-  fio hdparm xfsprogs e2fsprogs parted gdisk util-linux lvm2 mdadm nvme-cli sdparm cryptsetup-bin
+  fio hdparm xfsprogs e2fsprogs parted gdisk util-linux lvm2 mdadm nvme-cli sdparm cryptsetup-bin strace
   python3-venv shellcheck qemu-system-x86 qemu-utils mmdebstrap openssh-client
   # Ceph's own code the tests compare with: its spec validation (python3-ceph-common) and
   # ceph-volume, which bookworm ships in ceph-osd.

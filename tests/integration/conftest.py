@@ -39,8 +39,8 @@ def pytest_terminal_summary(terminalreporter):
         return
     write("")
     write("safety suite: %d cases, %d with the expected outcome (refusal reason, fallback or cleanup), "
-          "data changed on %d disks (must be 0; "
-          "every byte of every disk checksummed before and after each case)"
+          "data changed on %d disks (must be 0; every byte of every disk a case can reach checksummed "
+          "before and after the case, or the playbook of its module's cases; the root disk's cases traced)"
           % (len(SAFETY_LOG), sum(1 for c in SAFETY_LOG if c["expected"]),
              len(set(d for c in SAFETY_LOG for d in c["changed"]))))
     for case in SAFETY_LOG:

@@ -382,12 +382,41 @@ ROOT_DISK_CASES = [
 ]
 
 
+# Programs that change a disk through ioctls on a descriptor opened read-only, which the
+# open flags alone would not show.
+IOCTL_WRITERS = ("hdparm", "nvme", "sg_format", "sg_sanitize")
+
+
+def root_disk_touches(trace, root):
+    """What the traced run did to the disk ``root`` or a partition of it: every open for
+    writing and every start of an ioctl writer naming it, from strace's lines."""
+    name = os.path.basename(root)
+    nodes = set([root] + ["/dev/" + part for part in os.listdir("/sys/block/" + name) if part.startswith(name)])
+    touches = []
+    for line in trace.splitlines():
+        opened = re.search(r'open(?:at)?\((?:AT_FDCWD, )?"(/dev/[^"]+)", ([A-Z_|]+)', line)
+        if opened and os.path.realpath(opened.group(1)) in nodes and re.search(r"O_WRONLY|O_RDWR", opened.group(2)):
+            touches.append(line)
+        started = re.search(r'execve\("([^"]+)", \[(.*?)\]', line)
+        if started and os.path.basename(started.group(1)) in IOCTL_WRITERS and any(
+                os.path.realpath(arg) in nodes for arg in re.findall(r'"(/dev/[^"]+)"', started.group(2))):
+            touches.append(line)
+    return touches
+
+
 @pytest.mark.parametrize("module,args,judge", ROOT_DISK_CASES, ids=[case[0] for case in ROOT_DISK_CASES])
-def test_the_root_disk_is_refused(zoo, module, args, judge):
-    # In check mode, which runs every refusal check: a regression shows as a wrong answer here,
-    # never as writes to this machine's own root disk. The lab refuses it for real.
-    check_case(zoo.disks(), "the root disk (check mode)", module, judge, "root disk",
-               lambda: ansible_module(module, args(root_disk()), check=True))
+def test_the_root_disk_is_refused(tmp_path, module, args, judge):
+    """In check mode, which runs every refusal check: a regression shows as a wrong answer here,
+    never as writes to this machine's own root disk. The lab refuses it for real. The case
+    touches the root disk alone, which no checksum can follow while the host runs: strace
+    follows the module instead, and no open of the disk for writing, nor an ioctl writer
+    started on it, may appear."""
+    root, trace = root_disk(), tmp_path / "strace.log"
+    strace = ["strace", "--follow-forks", "--seccomp-bpf", "--quiet=all", "--trace=open,openat,execve",
+              "--string-limit=256", "--output", str(trace), "--"]
+    result = ansible_module(module, args(root), check=True, prefix=strace)
+    assert root_disk_touches(trace.read_text(), root) == []
+    log_case("the root disk (check mode)", module, judge(result), "root disk", [])
 
 
 def probe_error(found):
