@@ -39,10 +39,17 @@ BLKIO = "/sys/fs/cgroup/blkio"
 SLOW_WRITE_IOPS = 50
 LIMITS = dict(EASY, min_iops=100, marginal_min_iops=50)
 
-pytestmark = pytest.mark.skipif(
-    not os.path.isfile(os.path.join(CEPH_ANSIBLE_DIR, "site.yml.sample")),
-    reason="no ceph-ansible stable-8.0 at %s: set CEPH_ANSIBLE_DIR to a checkout "
-           "(and CONFIG_TEMPLATE_DIR to openstack/ansible-config_template 1.2.1)" % CEPH_ANSIBLE_DIR)
+MISSING = "no ceph-ansible stable-8.0 at %s: set CEPH_ANSIBLE_DIR to a checkout " \
+          "(and CONFIG_TEMPLATE_DIR to openstack/ansible-config_template 1.2.1)" % CEPH_ANSIBLE_DIR
+# By hand a missing snapshot skips these tests; in CI (CI=true), where it must be there, it fails them.
+IN_CI = os.environ.get("CI") == "true"
+pytestmark = pytest.mark.skipif(not IN_CI and not os.path.isfile(os.path.join(CEPH_ANSIBLE_DIR, "site.yml.sample")),
+                                reason=MISSING)
+
+
+@pytest.fixture(autouse=True)
+def ceph_ansible_present():
+    assert os.path.isfile(os.path.join(CEPH_ANSIBLE_DIR, "site.yml.sample")), MISSING
 
 
 def site_plays():
