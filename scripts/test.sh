@@ -50,8 +50,17 @@ stage_sanity() {
   done
 }
 
+# pytest as every stage runs it: the 30 slowest tests listed and a JUnit file per run in
+# .build/logs, so where the time goes can be read off any run.
+# usage: run_pytest NAME PYTEST-ARGS...
+run_pytest() {
+  local name="$1"
+  shift
+  python3 -m pytest -q -p no:cacheprovider --durations=30 --junitxml="$LOG_DIR/$name.junit.xml" "$@"
+}
+
 stage_units() {
-  python3 -m pytest -q -p no:cacheprovider tests/unit
+  run_pytest units tests/unit
 }
 
 stage_integration() {
@@ -59,7 +68,7 @@ stage_integration() {
     echo "integration tests need root (loop devices, mount namespaces)"
     return 1
   fi
-  python3 -m pytest -q -p no:cacheprovider tests/integration
+  run_pytest integration tests/integration
 }
 
 stage_cores() {
