@@ -68,7 +68,9 @@ stage_integration() {
     echo "integration tests need root (loop devices, mount namespaces)"
     return 1
   fi
-  run_pytest integration tests/integration
+  # INTEGRATION_WORKERS pytest-xdist workers, each given whole files (--dist loadfile): a
+  # file's tests share its fixtures, and no two files share a disk.
+  run_pytest integration -n "${INTEGRATION_WORKERS:-2}" --dist loadfile tests/integration
 }
 
 stage_cores() {

@@ -4,6 +4,7 @@ Tests here run the collection's modules through ``ansible`` against localhost, a
 would, and need root. Disks are sparse files, so an 8 GiB disk costs nothing.
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -21,11 +22,29 @@ SAFETY_LOG = []
 TABLES = []
 
 
+class WorkerLogs:
+    """Under pytest-xdist each worker keeps its own SAFETY_LOG and TABLES: they travel to the
+    controller when a worker ends, and the controller's summary shows all of them."""
+
+    @staticmethod
+    def pytest_testnodedown(node, error):  # pylint: disable=unused-argument
+        logs = json.loads(node.workeroutput.get("cephops_logs", '{"safety": [], "tables": []}'))
+        SAFETY_LOG.extend(logs["safety"])
+        TABLES.extend(tuple(table) for table in logs["tables"])
+
+
 def pytest_configure(config):
     config.addinivalue_line("markers", "cores: a playbook test that scripts/test.sh cores also runs on every older "
                                        "ansible-core the collection supports")
     config.addinivalue_line("markers", "pythons: a test that runs a module, which scripts/test.sh cores runs again with "
                                        "the oldest and newest managed-host Python the collection claims")
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(WorkerLogs())
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["cephops_logs"] = json.dumps(dict(safety=SAFETY_LOG, tables=TABLES))
 
 
 def pytest_terminal_summary(terminalreporter):
