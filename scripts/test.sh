@@ -73,41 +73,69 @@ stage_integration() {
   run_pytest integration -n "${INTEGRATION_WORKERS:-2}" --dist loadfile tests/integration
 }
 
+# How many runs of the cores stage go at once: each is one pytest process on loop disks of
+# its own, so two keep both cores busy without sharing a disk.
+CORES_PARALLEL="${CORES_PARALLEL:-2}"
+
+# cores_run NAME CORE PYTHON MARKER: the integration tests marked MARKER on ansible-core CORE
+# (from its venv, with its collections), with PYTHON as the modules' interpreter if given;
+# the output goes to .build/logs/cores-NAME.log.
+cores_run() {
+  local start=$SECONDS rc=0
+  use_core "$2" || return 1
+  "$VENV_DIR/bin/ansible-playbook" --version | sed -n 1p >"$LOG_DIR/cores-$1.log"
+  env PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
+    ${3:+CEPHOPS_TEST_PYTHON="$3"} "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider --durations=30 \
+    --junitxml="$LOG_DIR/cores-$1.junit.xml" --basetemp="$BUILD_DIR/pytest-cores-$1" -m "$4" tests/integration \
+    >>"$LOG_DIR/cores-$1.log" 2>&1 || rc=1
+  echo "$1: $([ "$rc" -eq 0 ] && echo PASS || echo FAIL) in $((SECONDS - start)) s" >>"$LOG_DIR/cores-$1.log"
+  return "$rc"
+}
+
 stage_cores() {
   # The integration stage runs every test on the ansible-core of the main venv; the playbook
   # tests marked `cores` run here again on each release of OLDER_CORES, from its own venv
   # and with the collections of its `ansible` release; then the tests marked `pythons` with
-  # the oldest and newest claimed managed-host Python.
+  # the oldest and newest claimed managed-host Python. CORES_PARALLEL runs go at once.
   if [ "$(id -u)" -ne 0 ]; then
     echo "integration tests need root (loop devices, mount namespaces)"
     return 1
   fi
-  local entry core start failed=0
+  check_claimed_pythons || return 1
+  local entry core jobs=() names=() failed=0 running=0 name python marker
   for entry in "${OLDER_CORES[@]}"; do
-    core="${entry%%=*}"
-    make_core_env "$core" || return 1
-    printf '\n--> %s\n' "$("$VENV_DIR/bin/ansible-playbook" --version | sed -n 1p)"
-    start=$SECONDS
-    PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
-      "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider -m cores tests/integration || failed=1
-    echo "ansible-core $core: $((SECONDS - start)) s"
+    jobs+=("core-${entry%%=*}|${entry%%=*}||cores")
   done
   # The oldest and the newest claimed managed-host Python (every one with
   # CEPHOPS_MODULE_PYTHONS=all), each under the newest ansible-core that supports it: every
   # module runs with it as ansible_python_interpreter.
-  local python pythons=("${CLAIMED_PYTHONS[0]}" "${CLAIMED_PYTHONS[-1]}")
+  local pythons=("${CLAIMED_PYTHONS[0]}" "${CLAIMED_PYTHONS[-1]}")
   [ "${CEPHOPS_MODULE_PYTHONS:-}" = all ] && pythons=("${CLAIMED_PYTHONS[@]}")
-  check_claimed_pythons || return 1
   for entry in "${pythons[@]}"; do
-    core="${entry#*=}"
+    jobs+=("python-${entry%%=*}|${entry#*=}|$(claimed_python "${entry%%=*}")|pythons")
+  done
+  # Venvs and collections first, one at a time: pip must not build two into the cache at once.
+  for entry in "${jobs[@]}"; do
+    IFS='|' read -r name core python marker <<<"$entry"
     use_core "$core" || return 1
-    python="$(claimed_python "${entry%%=*}")"
-    printf '\n--> modules on Python %s, ansible-core %s\n' "${entry%%=*}" "$core"
-    start=$SECONDS
-    PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
-      CEPHOPS_TEST_PYTHON="$python" "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider -m pythons \
-      tests/integration || failed=1
-    echo "Python ${entry%%=*}: $((SECONDS - start)) s"
+  done
+  for entry in "${jobs[@]}"; do
+    IFS='|' read -r name core python marker <<<"$entry"
+    names+=("$name")
+    if [ "$running" -ge "$CORES_PARALLEL" ]; then
+      wait -n || failed=1
+      running=$((running - 1))
+    fi
+    cores_run "$name" "$core" "$python" "$marker" &
+    running=$((running + 1))
+  done
+  while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+  done
+  for name in "${names[@]}"; do
+    printf '\n--> %s (.build/logs/cores-%s.log)\n' "$name" "$name"
+    cat "$LOG_DIR/cores-$name.log"
   done
   return "$failed"
 }
