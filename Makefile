@@ -1,5 +1,5 @@
 # The two commands of the README, plus the single stages of the test suite.
-.PHONY: test demo lint sanity units integration cores lab lab-drives lab-fleet lab-ceph lab-releases
+.PHONY: test demo lint sanity units integration cores lab lab-fleet lab-ceph lab-releases
 
 test:
 	bash scripts/test.sh
@@ -9,10 +9,6 @@ demo:
 
 lint sanity units integration cores lab:
 	bash scripts/test.sh $@
-
-# The lab's field-drive tests (molecule scenario drives, about 27 minutes): not part of `test`.
-lab-drives:
-	bash scripts/test.sh lab_drives
 
 # Two lab hosts at once (molecule scenario fleet, about 29 minutes): not part of `test`.
 lab-fleet:
