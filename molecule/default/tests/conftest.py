@@ -1,8 +1,12 @@
 """The lab's tests of one converged and rebooted VM (the default scenario); those about field
 drives are marked `drives`: PYTEST_ADDOPTS="-m drives" molecule verify -s default runs them
-alone."""
+alone. The release runs (make lab-releases) leave them out, and the tests marked
+`same_on_every_release`, which would only repeat Debian 12's run."""
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "same_on_every_release: a test whose outcome rests on the collection and the "
+                            "controller alone, not on the guest's kernel, systemd, udev, Python or grub tooling; "
+                            "the release runs (make lab-releases) leave it out")
     config.addinivalue_line("markers", "drives: a drive's identity, write cache, power-loss protection, measured "
                             "max_sectors_kb or removal")
