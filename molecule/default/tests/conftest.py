@@ -5,8 +5,17 @@ alone. The release runs (make lab-releases) leave them out, and the tests marked
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "lab_self: a check of the lab itself (its emulated disks, its guest), which the "
+                            "collection's tests rely on and which proves nothing about the collection")
     config.addinivalue_line("markers", "same_on_every_release: a test whose outcome rests on the collection and the "
                             "controller alone, not on the guest's kernel, systemd, udev, Python or grub tooling; "
                             "the release runs (make lab-releases) leave it out")
     config.addinivalue_line("markers", "drives: a drive's identity, write cache, power-loss protection, measured "
                             "max_sectors_kb or removal")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The lab's own checks counted apart from the collection's tests."""
+    passed = [r for r in terminalreporter.stats.get("passed", []) if r.when == "call"]
+    own = sum(1 for r in passed if "lab_self" in r.keywords)
+    terminalreporter.write_line("passed: %d tests of the collection, %d self-checks of the lab" % (len(passed) - own, own))

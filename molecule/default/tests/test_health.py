@@ -3,6 +3,8 @@ disks report SMART data, a virtio disk does not. Disks are picked by serial."""
 
 import json
 
+import pytest
+
 from test_lab import whole_disk_by_serial
 
 testinfra_hosts = ["ansible://osds"]
@@ -36,6 +38,7 @@ def test_emulated_sata_and_nvme_drives_report_health_and_virtio_does_not(host):
     assert found[VIRTIO]["status"] == "unknown" and found[VIRTIO]["reasons"][0].startswith("no SMART data"), found
 
 
+@pytest.mark.lab_self
 def test_the_lab_has_no_raid_controller_tool(host):
     result = host.ansible("cephops.osd_tuning.controller_cache", "", check=False, become=True)
     assert result["summary"] == "no RAID controller tool found (storcli, perccli, ssacli)", result

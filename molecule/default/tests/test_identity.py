@@ -39,6 +39,7 @@ def max_sectors_kb(host, serial):
     return sysfs_attr(host, whole_disk_by_serial(host, serial), "queue/max_sectors_kb")
 
 
+@pytest.mark.lab_self
 def test_sysfs_shows_the_two_models_alike(host):
     fast, slow = whole_disk_by_serial(host, FAST), whole_disk_by_serial(host, SLOW)
     assert len(PRO) == 40 and PRO[:16] == EVO[:16]

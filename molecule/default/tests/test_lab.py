@@ -123,6 +123,7 @@ def fsync_write_iops(host, serial):
 
 
 @pytest.mark.parametrize("serial", sorted(ZOO))
+@pytest.mark.lab_self
 def test_zoo_disk(host, serial):
     transport, rotational, model = ZOO[serial]
     disk = whole_disk_by_serial(host, serial)
@@ -138,6 +139,7 @@ def test_zoo_disk(host, serial):
         assert sysfs_attr(host, disk, "device/model") == model[:16].strip()
 
 
+@pytest.mark.lab_self
 def test_slow_disk_is_slower_under_fsync(host):
     fast = fsync_write_iops(host, "CEPHOPS-SSD-0001")
     slow = fsync_write_iops(host, "CEPHOPS-SLOW-0001")
@@ -145,6 +147,7 @@ def test_slow_disk_is_slower_under_fsync(host):
     assert fast > 3 * slow, f"fast SSD {fast:.0f} IOPS is not clearly faster than slow SSD {slow:.0f}"
 
 
+@pytest.mark.lab_self
 def test_slow_disk_reads_fast(host):
     # Only writes are throttled, as on a consumer SSD: the probe's region check reads at full speed.
     # 64 MiB are 512 requests of at most 128 KiB, which 50 requests a second would stretch to 10 s.
@@ -178,12 +181,14 @@ def test_data_disk_files_unchanged(host):
     assert checksums == manifest["files"]
 
 
+@pytest.mark.lab_self
 def test_booted_through_grub(host):
     cmdline = host.file("/proc/cmdline").content_string
     assert "BOOT_IMAGE=" in cmdline, "kernel was not started by grub"
     assert "root=UUID=" in cmdline
 
 
+@pytest.mark.lab_self
 def test_guest_runs_the_release_asked_for(host):
     """So that a run's results stand for the release it was started for (CEPHOPS_LAB_SUITE)."""
     release = os.environ.get("CEPHOPS_LAB_SUITE") or DEFAULT_RELEASE
@@ -195,6 +200,7 @@ def test_guest_runs_the_release_asked_for(host):
     assert host.check_output("/usr/bin/python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])'") == python
 
 
+@pytest.mark.lab_self
 def test_only_the_spare_ssd_has_a_wwn(host):
     links = [name for name in host.check_output("ls -1 /dev/disk/by-id").split()
              if name.startswith("wwn-") and "-part" not in name]
