@@ -163,23 +163,40 @@ lab_image_ready() {
   return "$(cat "$LOG_DIR/lab-image.rc")"
 }
 
+# molecule_timed ARGS...: molecule, each action followed by its seconds, so a lab stage's log
+# shows where its time went (converge, idempotence, the reboot, verify).
+molecule_timed() {
+  molecule "$@" 2>&1 | {
+    local line started=$SECONDS
+    while IFS= read -r line; do
+      printf '%s\n' "$line"
+      case "$line" in
+        *Testinfra*) ;;
+        *"➜ "*Executing*) started=$SECONDS ;;
+        *"➜ "*Executed*) printf '    %s s\n' "$((SECONDS - started))" ;;
+      esac
+    done
+  }
+  return "${PIPESTATUS[0]}"
+}
+
 stage_lab() {
   # One host through site.yml, idempotence, a reboot and every test of the zoo, the
   # field-drive tests (marked `drives`) among them.
   lab_image_ready || return 1
-  molecule test -s default
+  molecule_timed test -s default
 }
 
 # Not in ALL_STAGES (make lab-fleet): two hosts at once through site.yml, a ceph-ansible-shaped
 # play, qualify.yml (with a third, unreachable host) and rollback.yml, then a reboot.
 stage_lab_fleet() {
-  molecule test -s fleet
+  molecule_timed test -s fleet
 }
 
 # Not in ALL_STAGES (make lab-ceph): a monitor and a manager, then ceph-ansible's osds play with
 # the gate deploys OSDs; verify checks they are on the approved disks only.
 stage_lab_ceph() {
-  molecule test -s ceph
+  molecule_timed test -s ceph
 }
 
 # Not in ALL_STAGES (make lab-releases): the default scenario again on Debian 11 and 13, the
@@ -192,7 +209,7 @@ stage_lab_releases() {
     printf '\n--> molecule test -s default on %s\n' "$suite"
     start=$SECONDS
     if CEPHOPS_LAB_SUITE="$suite" PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" \
-      molecule test -s default; then
+      molecule_timed test -s default; then
       echo "$suite: PASS in $((SECONDS - start)) s"
     else
       echo "$suite: FAIL in $((SECONDS - start)) s"
