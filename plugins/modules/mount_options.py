@@ -50,7 +50,7 @@ options:
         journals on a filesystem); V(local) selects every filesystem on a local disk (XFS,
         ext2/3/4, btrfs, f2fs, ...). Selectors take mounts from fstab and from the live
         mount table, and list mounts that are not on a disk filesystem (such as the tmpfs
-        directories of BlueStore OSDs) in RV(skipped).
+        directories of BlueStore OSDs) in RV(not_disk_filesystems).
       - A mount point that is neither mounted nor in the fstab is an error.
     type: list
     elements: str
@@ -225,8 +225,12 @@ unmanaged:
   type: list
   elements: dict
   sample: [{mountpoint: /var/lib/ceph/osd/ceph-3, source: /dev/sdd1, reason: "mounted but not in fstab: ..."}]
-skipped:
-  description: Mounts a selector found that are not on a disk filesystem, with the reason.
+not_disk_filesystems:
+  description:
+    - Mounts a selector found that are not on a disk filesystem, with the reason; they are
+      not changed.
+    - Named C(skipped) in earlier releases, a key Ansible reserves for a skipped task, so on a
+      host with tmpfs OSD directories the task showed as skipped and its change was lost.
   returned: always
   type: list
   elements: dict
@@ -395,7 +399,7 @@ class MountOptions:
         if params["restore"]:
             # Only what the record kept, each mount with its own way back.
             selectors = [t for t in sorted(record["mounts"]) if t in entries]
-        targets, skipped = fstab.select_targets(selectors, entries, live, params["ceph_dir"]) if selectors else ([], [])
+        targets, not_disk = fstab.select_targets(selectors, entries, live, params["ceph_dir"]) if selectors else ([], [])
         requests = dict((t, fstab.restore_request(record["mounts"][t], entries[t]["options"])
                          if params["restore"] else (options, absent)) for t in targets)
         kernel = os.uname()[2]
@@ -423,7 +427,7 @@ class MountOptions:
         replacements = dict((p["lineno"], p["after"]) for p in plans if p["after"] != p["before"])
         added = [dict(spec, line=self.new_line(spec, spec["uuid"] or NEW_UUID, new_options)) for spec in new_fs]
         new_text = fstab.replace_lines(old_text, replacements, [a["line"] for a in added])
-        result = dict(changed=False, mounts=[], unmanaged=unmanaged, skipped=skipped, added=added)
+        result = dict(changed=False, mounts=[], unmanaged=unmanaged, not_disk_filesystems=not_disk, added=added)
         result["diff"] = {"before": old_text, "after": new_text,
                           "before_header": path, "after_header": path}
 

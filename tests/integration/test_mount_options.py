@@ -233,13 +233,14 @@ class Role:
         self.playbook = host.tmp / "play.yml"
         self.playbook.write_text(ROLE_PLAY)
 
-    def play(self, filesystems, check=False):
-        extra_vars = dict(mount_options_new_filesystems=filesystems, mount_options_mounts=[],
-                          mount_options_fstab=str(self.host.fstab), mount_options_record_dir=str(self.host.tmp))
+    def play(self, filesystems, check=False, mounts=(), diff=False):
+        extra_vars = dict(mount_options_new_filesystems=filesystems, mount_options_mounts=list(mounts),
+                          mount_options_ceph_dir=str(self.host.ceph_dir), mount_options_fstab=str(self.host.fstab),
+                          mount_options_record_dir=str(self.host.tmp))
         argv = self.host.ns + ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                                "--extra-vars", json.dumps(extra_vars), str(self.playbook)]
-        proc = subprocess.run(argv + (["--check"] if check else []), capture_output=True, text=True,
-                              env=json_env(), cwd=tempfile.gettempdir(), check=False)
+        proc = subprocess.run(argv + (["--check"] if check else []) + (["--diff"] if diff else []),
+                              capture_output=True, text=True, env=json_env(), cwd=tempfile.gettempdir(), check=False)
         try:
             return RoleRun(json.loads(proc.stdout))
         except ValueError:
@@ -274,6 +275,43 @@ def test_role_makes_xfs_on_a_blank_disk_adds_it_by_uuid_mounts_it_and_leaves_it_
     again = role.play(wanted)
     assert (again.failures, again.changed) == ([], [])
     assert host.fstab.read_text() == FSTAB_HEAD + line
+
+
+def module_task(run):
+    """The role's mount_options task's result in a RoleRun's report."""
+    found = [task["hosts"]["localhost"] for play in run.report["plays"] for task in play["tasks"]
+             if task["task"]["name"].endswith("Ensure the mount options, in fstab and live")]
+    assert len(found) == 1, run.report
+    return found[0]
+
+
+@pytest.mark.cores
+def test_role_on_an_osd_host_with_tmpfs_osd_mounts_reports_its_change_and_runs_its_handler(role, host):
+    """A host with deployed OSDs as ceph-volume leaves it: a BlueStore OSD's directory is a tmpfs
+    under the Ceph directory, beside an OSD on a disk filesystem. The role must report the
+    edit as changed, show its diff in check mode and notify its handler, whatever else it
+    passes over: a result key Ansible reserves (``skipped``) once made the task look skipped."""
+    xfs, xfs_dir = host.filesystem("xfs", "osd/ceph-0")
+    tmpfs_dir = host.ceph_dir / "osd" / "ceph-1"
+    tmpfs_dir.mkdir()
+    run(host.ns + ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(tmpfs_dir)])
+    text = FSTAB_HEAD + "UUID=%s %s xfs defaults 0 0\n" % (uuid_of(xfs.path), xfs_dir)
+    old = host.write_fstab(text)
+
+    checked = role.play([], check=True, mounts=["ceph"], diff=True)
+    task = module_task(checked)
+    assert checked.failures == [] and not task.get("skipped"), task
+    assert task["changed"] is True and "noatime" in task["diff"]["after"], task
+    assert host.fstab.read_bytes() == old
+    assert "osd/ceph-1: tmpfs is not a disk filesystem" in json.dumps(checked.report)
+
+    made = role.play([], mounts=["ceph"])
+    task = module_task(made)
+    assert made.failures == [] and not task.get("skipped") and task["changed"] is True, task
+    assert host.fstab.read_text() == text.replace(" defaults ", " noatime ")
+    assert mountinfo(host.ns)[xfs_dir] == "rw,noatime"
+    assert "Check whether systemd runs this host" in [
+        task["task"]["name"].split(" : ")[-1] for play in made.report["plays"] for task in play["tasks"]]
 
 
 def test_role_refuses_data_without_a_signature_naming_the_check(role, host):
