@@ -16,6 +16,7 @@ import yaml
 
 from conftest import FioWatch
 from modulerun import json_env, run_playbook
+from test_ceph_volume_inventory import only_these_disks
 from test_disk_facts import make_gpt_partitions
 
 # Ceph's own spec code judges the file the gate wrote, as it judges the renderer's output.
@@ -62,9 +63,10 @@ class Gate:
         return dict(args=argv, env=env, cwd=tempfile.gettempdir())
 
     def play(self, disks, limits=None, check=False, inventory=None, playbook=PLAYBOOK, become=False, home=None,
-             reports=False, **extra):
+             reports=False, prefix=(), **extra):
+        """One run of ``command``; ``prefix`` runs it under another command (a mount namespace)."""
         command = self.command(disks, limits, check, inventory, playbook, become, home, reports, **extra)
-        return Run(*run_playbook(command["args"], command["env"]))
+        return Run(*run_playbook(list(prefix) + command["args"], command["env"]))
 
     def report(self, name):
         with open(str(self.report_dir / name)) as handle:
@@ -314,17 +316,21 @@ def test_a_probe_the_module_refuses_to_start_says_why(loop_disks, gate):
     assert run.disk(disk.path)["reasons"] == ["the probe failed: marginal_min_iops must not exceed min_iops"]
 
 
-def test_without_a_list_or_ceph_ansible_variables_every_available_disk_is_a_candidate(loop_disks, gate):
-    # Check mode: the rule picks every available loop device on this host, and none may be written here.
+def test_without_a_list_or_ceph_ansible_variables_every_available_disk_is_a_candidate(
+        loop_disks, gate, mount_ns, tmp_path):
+    # Check mode: the rule picks every available loop device of a host, and none may be written here.
+    # The host is a mount namespace that shows these three disks alone: the loop disks other
+    # tests attach meanwhile (the integration stage runs two files at once) are not this host's.
     blank, other, used = loop_disks(), loop_disks(), loop_disks()
     make_gpt_partitions(used)
+    only_these_disks(mount_ns, [blank, other, used], tmp_path)
     before = [d.checksum() for d in (blank, other, used)]
-    run = gate.play([], check=True, disk_gate_devices=[])
+    run = gate.play([], check=True, disk_gate_devices=[], prefix=mount_ns)
     assert run.rc == 0, run.failures
     candidates = dict((d["device"], d) for d in run.record["disks"])
+    assert sorted(candidates) == sorted([blank.path, other.path])
     for disk in (blank, other):
         assert candidates[disk.path]["sources"] == ["available"]
-    assert used.path not in candidates
     assert run.record["chosen_by"] == ["available"]
     table = run.task("Show the disks and their verdicts")["msg"]
     # The host's part of the table says which rule chose its disks (the fleet per model follows it).
