@@ -52,11 +52,12 @@ stage_sanity() {
 
 # pytest as every stage runs it: the 30 slowest tests listed and a JUnit file per run in
 # .build/logs, so where the time goes can be read off any run.
+# Always the main venv's pytest, also where PATH puts an older ansible-core first (cores).
 # usage: run_pytest NAME PYTEST-ARGS...
 run_pytest() {
   local name="$1"
   shift
-  python3 -m pytest -q -p no:cacheprovider --durations=30 --junitxml="$LOG_DIR/$name.junit.xml" "$@"
+  "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider --durations=30 --junitxml="$LOG_DIR/$name.junit.xml" "$@"
 }
 
 stage_units() {
@@ -84,9 +85,10 @@ cores_run() {
   local start=$SECONDS rc=0
   use_core "$2" || return 1
   "$VENV_DIR/bin/ansible-playbook" --version | sed -n 1p >"$LOG_DIR/cores-$1.log"
-  env PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
-    ${3:+CEPHOPS_TEST_PYTHON="$3"} "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider --durations=30 \
-    --junitxml="$LOG_DIR/cores-$1.junit.xml" --basetemp="$BUILD_DIR/pytest-cores-$1" -m "$4" tests/integration \
+  # A run of its own (started with &): the export stays in it.
+  [ -n "$3" ] && export CEPHOPS_TEST_PYTHON="$3"
+  PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
+    run_pytest "cores-$1" --basetemp="$BUILD_DIR/pytest-cores-$1" -m "$4" tests/integration \
     >>"$LOG_DIR/cores-$1.log" 2>&1 || rc=1
   echo "$1: $([ "$rc" -eq 0 ] && echo PASS || echo FAIL) in $((SECONDS - start)) s" >>"$LOG_DIR/cores-$1.log"
   return "$rc"
