@@ -8,7 +8,7 @@
 source "$(dirname "$0")/env.sh" || exit 1
 cd "$REPO_ROOT" || exit 1
 
-ALL_STAGES=(lint sanity units integration cores lab)
+ALL_STAGES=(lint sanity units integration cores rotation lab)
 STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=("${ALL_STAGES[@]}")
 LOG_DIR="$BUILD_DIR/logs"
@@ -221,25 +221,127 @@ stage_lab_releases() {
   return "$failed"
 }
 
+# The lab scenarios beside the default one, one of them in each `make test` (stage rotation):
+# NAME:PATHS, where PATHS are what only that scenario proves (a change there runs it first).
+ROTATION=(
+  "fleet:molecule/fleet playbooks/qualify.yml playbooks/rollback.yml"
+  "ceph:molecule/ceph"
+  "releases:lab/labimage.py"
+)
+# Each scenario's last passing rotation run, as "RUN COMMIT" (RUN counts the passing rotation
+# runs), kept with the other caches so that a fresh clone on the same machine continues the round.
+ROTATION_RECORD="$CEPHOPS_CACHE/rotation"
+
+# pick_rotation: sets ROTATION_PICK and ROTATION_WHY, in this order:
+# 1. a scenario that has missed the last len(ROTATION)-1 passing runs (so each one runs at least
+#    every len(ROTATION)-th passing run, however often another one's files change);
+# 2. a scenario whose own paths changed since its last passing run (since the commit before
+#    HEAD where it has none);
+# 3. the scenario that passed longest ago;
+# 4. where no scenario has passed on this machine, the commit count modulo len(ROTATION).
+pick_rotation() {
+  local entry name paths run commit since last=0 n=${#ROTATION[@]} oldest="" oldest_run=""
+  declare -A RUN COMMIT
+  mkdir -p "$ROTATION_RECORD"
+  for entry in "${ROTATION[@]}"; do
+    name="${entry%%:*}" run=0 commit=""
+    [ -s "$ROTATION_RECORD/$name" ] && read -r run commit <"$ROTATION_RECORD/$name"
+    RUN[$name]=$run COMMIT[$name]=$commit
+    [ "$run" -gt "$last" ] && last=$run
+    if [ -z "$oldest_run" ] || [ "$run" -lt "$oldest_run" ]; then oldest=$name oldest_run=$run; fi
+  done
+  if [ "$last" -eq 0 ]; then
+    run="$(git rev-list --count HEAD)"
+    entry="${ROTATION[$((run % n))]}"
+    ROTATION_PICK="${entry%%:*}" ROTATION_WHY="no scenario has passed a rotation run on this machine: commit $run of the branch, modulo $n"
+    return
+  fi
+  if [ $((last - oldest_run)) -ge $((n - 1)) ]; then
+    ROTATION_PICK=$oldest ROTATION_WHY="it has missed the last $((last - oldest_run)) passing runs"
+    return
+  fi
+  for entry in "${ROTATION[@]}"; do
+    name="${entry%%:*}" paths="${entry#*:}" since="${COMMIT[${entry%%:*}]}"
+    git merge-base --is-ancestor "$since" HEAD 2>/dev/null || since="$(git rev-parse -q --verify HEAD~1)"
+    # shellcheck disable=SC2086 # PATHS is a list of paths
+    if [ -n "$since" ] && [ -n "$(git diff --name-only "$since" HEAD -- $paths)" ]; then
+      ROTATION_PICK=$name ROTATION_WHY="its own files changed since ${since:0:12}: $paths"
+      return
+    fi
+  done
+  ROTATION_PICK=$oldest ROTATION_WHY="its last passing run is the oldest (run $oldest_run of $last)"
+}
+
+stage_rotation() {
+  local rc=0 last=0 run
+  pick_rotation
+  printf 'rotation: %s, because %s\n' "$ROTATION_PICK" "$ROTATION_WHY"
+  "stage_lab_$ROTATION_PICK" || rc=$?
+  if [ "$rc" -eq 0 ]; then
+    for run in "$ROTATION_RECORD"/*; do
+      [ -s "$run" ] && read -r run _ <"$run" && [ "$run" -gt "$last" ] && last=$run
+    done
+    echo "$((last + 1)) $(git rev-parse HEAD)" >"$ROTATION_RECORD/$ROTATION_PICK"
+  fi
+  return "$rc"
+}
+
 declare -A RESULT DURATION
 failed=0
+
+# record_stage STAGE RC SECONDS
+record_stage() {
+  DURATION[$1]=$3
+  if [ "$2" -eq 0 ]; then RESULT[$1]=PASS; else RESULT[$1]="FAIL (rc=$2)"; failed=$((failed + 1)); fi
+}
+
+# The lab keeps one core busy (QEMU's TCG runs the VM's one vCPU on one host thread) while the
+# integration and cores stages mostly wait on loop disks and fio's timed runs: with LAB_BESIDE=1
+# (the default) the lab stage starts in the background as the integration stage starts, writes
+# its output to its log only, and is waited for, and its log shown, at its own place in the
+# order. Its time in the summary is its own, from its start.
+LAB_BESIDE="${LAB_BESIDE:-1}"
+LAB_PID=""
+start_lab_beside() {
+  (
+    start=$SECONDS
+    stage_lab >"$LOG_DIR/lab.log" 2>&1
+    echo "$? $((SECONDS - start))" >"$LOG_DIR/lab.result"
+  ) &
+  LAB_PID=$!
+  printf '\n==> stage lab started in the background (its log: .build/logs/lab.log)\n'
+}
+
 [[ " ${STAGES[*]} " == *" lab "* ]] && start_lab_image
 for stage in "${STAGES[@]}"; do
   if ! declare -F "stage_$stage" >/dev/null; then
     echo "unknown stage: $stage (stages: ${ALL_STAGES[*]})" >&2
     exit 2
   fi
+done
+for stage in "${STAGES[@]}"; do
+  if [ "$stage" = integration ] && [ "$LAB_BESIDE" = 1 ] && [[ " ${STAGES[*]} " == *" lab "* ]]; then
+    rm -f "$LOG_DIR/lab.result"
+    start_lab_beside
+  fi
   printf '\n==> stage %s\n' "$stage"
+  if [ "$stage" = lab ] && [ -n "$LAB_PID" ]; then
+    echo "(started in the background; waiting for it)"
+    wait "$LAB_PID"
+    cat "$LOG_DIR/lab.log"
+    read -r rc seconds <"$LOG_DIR/lab.result" || { rc=1 seconds=0; }
+    record_stage lab "$rc" "$seconds"
+    continue
+  fi
   start=$SECONDS
   "stage_$stage" 2>&1 | tee "$LOG_DIR/$stage.log"
-  rc=${PIPESTATUS[0]}
-  DURATION[$stage]=$((SECONDS - start))
-  if [ "$rc" -eq 0 ]; then RESULT[$stage]=PASS; else RESULT[$stage]="FAIL (rc=$rc)"; failed=$((failed + 1)); fi
+  record_stage "$stage" "${PIPESTATUS[0]}" "$((SECONDS - start))"
 done
 
 printf '\n==> summary\n'
 for stage in "${STAGES[@]}"; do
   printf '  %-12s %-12s %5ss   log: .build/logs/%s.log\n' "$stage" "${RESULT[$stage]}" "${DURATION[$stage]}" "$stage"
 done
+printf 'whole run: %d s\n' "$SECONDS"
 printf 'stages: %d passed, %d failed\n' "$((${#STAGES[@]} - failed))" "$failed"
 [ "$failed" -eq 0 ]
