@@ -6,6 +6,7 @@
 # follows, and the exit status is non-zero when any stage failed.
 
 source "$(dirname "$0")/env.sh" || exit 1
+source "$(dirname "$0")/lab_rotation.sh" || exit 1
 cd "$REPO_ROOT" || exit 1
 
 ALL_STAGES=(lint sanity units integration cores rotation lab)
@@ -221,68 +222,13 @@ stage_lab_releases() {
   return "$failed"
 }
 
-# The lab scenarios beside the default one, one of them in each `make test` (stage rotation):
-# NAME:PATHS, where PATHS are what only that scenario proves (a change there runs it first).
-ROTATION=(
-  "fleet:molecule/fleet playbooks/qualify.yml playbooks/rollback.yml"
-  "ceph:molecule/ceph"
-  "releases:lab/labimage.py"
-)
-# Each scenario's last passing rotation run, as "RUN COMMIT" (RUN counts the passing rotation
-# runs), kept with the other caches so that a fresh clone on the same machine continues the round.
-ROTATION_RECORD="$CEPHOPS_CACHE/rotation"
-
-# pick_rotation: sets ROTATION_PICK and ROTATION_WHY, in this order:
-# 1. a scenario that has missed the last len(ROTATION)-1 passing runs (so each one runs at least
-#    every len(ROTATION)-th passing run, however often another one's files change);
-# 2. a scenario whose own paths changed since its last passing run (since the commit before
-#    HEAD where it has none);
-# 3. the scenario that passed longest ago;
-# 4. where no scenario has passed on this machine, the commit count modulo len(ROTATION).
-pick_rotation() {
-  local entry name paths run commit since last=0 n=${#ROTATION[@]} oldest="" oldest_run=""
-  declare -A RUN COMMIT
-  mkdir -p "$ROTATION_RECORD"
-  for entry in "${ROTATION[@]}"; do
-    name="${entry%%:*}" run=0 commit=""
-    [ -s "$ROTATION_RECORD/$name" ] && read -r run commit <"$ROTATION_RECORD/$name"
-    RUN[$name]=$run COMMIT[$name]=$commit
-    [ "$run" -gt "$last" ] && last=$run
-    if [ -z "$oldest_run" ] || [ "$run" -lt "$oldest_run" ]; then oldest=$name oldest_run=$run; fi
-  done
-  if [ "$last" -eq 0 ]; then
-    run="$(git rev-list --count HEAD)"
-    entry="${ROTATION[$((run % n))]}"
-    ROTATION_PICK="${entry%%:*}" ROTATION_WHY="no scenario has passed a rotation run on this machine: commit $run of the branch, modulo $n"
-    return
-  fi
-  if [ $((last - oldest_run)) -ge $((n - 1)) ]; then
-    ROTATION_PICK=$oldest ROTATION_WHY="it has missed the last $((last - oldest_run)) passing runs"
-    return
-  fi
-  for entry in "${ROTATION[@]}"; do
-    name="${entry%%:*}" paths="${entry#*:}" since="${COMMIT[${entry%%:*}]}"
-    git merge-base --is-ancestor "$since" HEAD 2>/dev/null || since="$(git rev-parse -q --verify HEAD~1)"
-    # shellcheck disable=SC2086 # PATHS is a list of paths
-    if [ -n "$since" ] && [ -n "$(git diff --name-only "$since" HEAD -- $paths)" ]; then
-      ROTATION_PICK=$name ROTATION_WHY="its own files changed since ${since:0:12}: $paths"
-      return
-    fi
-  done
-  ROTATION_PICK=$oldest ROTATION_WHY="its last passing run is the oldest (run $oldest_run of $last)"
-}
-
+# One more lab scenario per run, chosen by scripts/lab_rotation.sh; the run says which and why.
 stage_rotation() {
-  local rc=0 last=0 run
+  local rc=0
   pick_rotation
   printf 'rotation: %s, because %s\n' "$ROTATION_PICK" "$ROTATION_WHY"
   "stage_lab_$ROTATION_PICK" || rc=$?
-  if [ "$rc" -eq 0 ]; then
-    for run in "$ROTATION_RECORD"/*; do
-      [ -s "$run" ] && read -r run _ <"$run" && [ "$run" -gt "$last" ] && last=$run
-    done
-    echo "$((last + 1)) $(git rev-parse HEAD)" >"$ROTATION_RECORD/$ROTATION_PICK"
-  fi
+  [ "$rc" -eq 0 ] && record_rotation "$ROTATION_PICK"
   return "$rc"
 }
 
