@@ -49,6 +49,7 @@ SCSI_VENDOR_MAX = 8
 SCSI_PRODUCT_MAX = 16
 SCSI_REVISION_MAX = 4
 QMP_TIMEOUT = 60
+POWEROFF_TIMEOUT = 180
 KVM_PROBE_SECONDS = 30
 # QEMU options and default memory (MiB) per image variant. Ceph's erasure-code plugins die with
 # SIGILL on QEMU's default qemu64 CPU; a monitor, a manager and OSDs want a second vCPU and more memory.
@@ -186,6 +187,18 @@ def qemu_opt(value: str) -> str:
     return value.replace(",", ",,")
 
 
+def port_if_free(port: int | None) -> int | None:
+    """`port` if nothing listens on it on the loopback address, else None."""
+    if not port:
+        return None
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return None
+    return port
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -292,12 +305,23 @@ class Lab:
             self.state_dir.mkdir(parents=True, exist_ok=True)
             labimage.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "cephops-lab", "-f", str(self.key)])
 
-    def create_disks(self, name: str, os_image: Path, bases: dict[str, Path], zoo: tuple[Disk, ...]) -> dict[str, str]:
-        """Fresh overlays for the root disk and the disks on a base image, blank sparse qcow2 for the rest."""
+    def create_disks(self, name: str, os_image: Path, bases: dict[str, Path], zoo: tuple[Disk, ...],
+                     saved: Path | None = None) -> dict[str, str]:
+        """Fresh overlays for the root disk and the disks on a base image, blank sparse qcow2 for the rest;
+        or copies of the disks `save` kept in `saved`."""
         vm_dir = self.vm_dir(name)
         for old in vm_dir.glob("*.qcow2"):
             old.unlink()
         paths = {"root": str(vm_dir / "root.qcow2")}
+        if saved is not None:
+            wanted = {"root", *(disk.name for disk in zoo)}
+            found = {path.stem for path in saved.glob("*.qcow2")}
+            if found != wanted:
+                raise LabError(f"{saved} holds the disks {sorted(found)}, not this zoo's {sorted(wanted)}")
+            for disk in sorted(wanted):
+                paths[disk] = str(vm_dir / f"{disk}.qcow2")
+                shutil.copyfile(saved / f"{disk}.qcow2", paths[disk])
+            return paths
         labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(os_image), paths["root"]])
         for disk in zoo:
             path = str(vm_dir / f"{disk.name}.qcow2")
@@ -380,12 +404,14 @@ class Lab:
             time.sleep(2)
         raise LabError(f"{name}: no SSH within {SSH_TIMEOUT} s")
 
-    def boot(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...]) -> float:
-        """Boot once and wait for SSH; returns seconds to SSH."""
+    def boot(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...],
+             saved: Path | None = None) -> float:
+        """Boot once and wait for SSH; returns seconds to SSH. A VM booted from saved disks keeps the
+        port it had, so what connects to it (molecule's instance config) still does."""
         vm_dir = self.vm_dir(name)
         vm_dir.mkdir(parents=True, exist_ok=True)
-        disks = self.create_disks(name, os_image, bases, zoo)
-        port = free_port()
+        disks = self.create_disks(name, os_image, bases, zoo, saved)
+        port = (saved and port_if_free(self.meta(name).get("port"))) or free_port()
         self.console_log(name).write_bytes(b"")
         meta = {"name": name, "port": port, "accel": accel, "suite": self.suite, "variant": self.variant,
                 "os_image": str(os_image),
@@ -401,7 +427,8 @@ class Lab:
         self.wait_for_ssh(name, started + SSH_TIMEOUT)
         return time.monotonic() - started
 
-    def up(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...]) -> None:
+    def up(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...],
+           saved: Path | None = None) -> None:
         """Boot with one retry; a VM that is already up and reachable is kept, if it runs the image asked for."""
         if self.pid(name) is not None:
             running = self.meta(name)
@@ -416,7 +443,7 @@ class Lab:
         for attempt in (1, 2):
             log(f"{name}: booting ({accel}, attempt {attempt})")
             try:
-                seconds = self.boot(name, os_image, bases, accel, zoo)
+                seconds = self.boot(name, os_image, bases, accel, zoo, saved)
             except LabError as error:
                 failures.append(f"{error}\n--- console tail ---\n{self.console_tail(name)}")
                 self.stop(name)
@@ -439,6 +466,31 @@ class Lab:
         os.kill(pid, signal.SIGKILL)
         while Path(f"/proc/{pid}").exists():
             time.sleep(0.1)
+
+    def save(self, name: str, target: Path) -> None:
+        """Shut the guest down cleanly and keep a copy of its disks in `target` (written beside it,
+        then renamed, so a target that exists is whole). Saved states beside it named alike up to the
+        last dash (NAME-KEY) are removed: a new key replaces the old one."""
+        pid = self.pid(name)
+        if pid is None:
+            raise LabError(f"{name} is not running")
+        subprocess.run(self.ssh_argv(name, "systemctl", "poweroff"), stdin=subprocess.DEVNULL,
+                       capture_output=True, check=False)
+        deadline = time.monotonic() + POWEROFF_TIMEOUT
+        while self.pid(name) is not None:
+            if time.monotonic() > deadline:
+                raise LabError(f"{name}: still running {POWEROFF_TIMEOUT} s after poweroff\n{self.console_tail(name)}")
+            time.sleep(1)
+        partial = target.with_name(target.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        for disk in self.vm_dir(name).glob("*.qcow2"):
+            shutil.copyfile(disk, partial / disk.name)
+        shutil.rmtree(target, ignore_errors=True)
+        partial.rename(target)
+        for other in target.parent.glob(target.name.rsplit("-", 1)[0] + "-*"):
+            if other != target:
+                shutil.rmtree(other, ignore_errors=True)
 
     @contextlib.contextmanager
     def paused(self, name: str):
@@ -548,12 +600,18 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
     lab.ensure_key()
     accel = "kvm" if kvm_usable(os_image) else "tcg"
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
-        futures = [pool.submit(lab.up, name, os_image, bases, accel, zoo) for name in names]
+        futures = [pool.submit(lab.up, name, os_image, bases, accel, zoo, args.saved) for name in names]
     errors = [str(f.exception()) for f in futures if f.exception() is not None]
     lab.write_inventory()
     if errors:
         raise LabError("\n\n".join(errors))
     print(lab.inventory)
+    return 0
+
+
+def cmd_save(lab: Lab, args: argparse.Namespace) -> int:
+    lab.save(args.vm, args.to)
+    print(args.to)
     return 0
 
 
@@ -645,7 +703,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     up.add_argument("--siblings", type=int, default=int(os.environ.get("CEPHOPS_LAB_SIBLINGS", "0")), metavar="N",
                     help="add N blank SATA SSDs of one model to the zoo, the last on another firmware (for the fleet "
                          "view; env CEPHOPS_LAB_SIBLINGS)")
+    up.add_argument("--saved", type=Path, metavar="DIR",
+                    help="boot copies of the disks `save` kept in DIR (one VM; it keeps its port) instead of fresh ones")
     up.set_defaults(func=cmd_up)
+    save = sub.add_parser("save", help="shut a VM down cleanly and keep a copy of its disks in a directory "
+                                       "(for up --saved); saved states beside it named NAME-OTHERKEY are removed")
+    save.add_argument("vm")
+    save.add_argument("--to", type=Path, required=True, metavar="DIR")
+    save.set_defaults(func=cmd_save)
     down = sub.add_parser("down", help="stop VMs (default: all) and check nothing was written to their pre-filled "
                                        "disks")
     down.add_argument("--name", action="append", help="only this VM; repeatable")
