@@ -14,7 +14,7 @@ ROTATION=(
 # runs), kept with the other caches so that a fresh clone on the same machine continues the round.
 ROTATION_RECORD="$CEPHOPS_CACHE/rotation"
 
-# pick_rotation: sets ROTATION_PICK and ROTATION_WHY, in this order:
+# pick_rotation: sets ROTATION_PICK and ROTATION_WHY: the scenario CEPHOPS_ROTATION names, else
 # 1. a scenario that has missed the last len(ROTATION)-1 passing runs (so each one runs at least
 #    every len(ROTATION)-th passing run, however often another one's files change);
 # 2. a scenario whose own paths changed since its last passing run (since the commit before
@@ -25,6 +25,16 @@ pick_rotation() {
   local entry name paths run commit since last=0 n=${#ROTATION[@]} oldest="" oldest_run=""
   local -A COMMIT
   mkdir -p "$ROTATION_RECORD"
+  if [ -n "${CEPHOPS_ROTATION:-}" ]; then
+    for entry in "${ROTATION[@]}"; do
+      if [ "${entry%%:*}" = "$CEPHOPS_ROTATION" ]; then
+        ROTATION_PICK=$CEPHOPS_ROTATION ROTATION_WHY="CEPHOPS_ROTATION names it"
+        return
+      fi
+    done
+    echo "CEPHOPS_ROTATION=$CEPHOPS_ROTATION names no scenario of the rotation (${ROTATION[*]%%:*})" >&2
+    return 1
+  fi
   for entry in "${ROTATION[@]}"; do
     name="${entry%%:*}" run=0 commit=""
     [ -s "$ROTATION_RECORD/$name" ] && read -r run commit <"$ROTATION_RECORD/$name"

@@ -270,7 +270,7 @@ stage_lab_releases() {
 # One more lab scenario per run, chosen by scripts/lab_rotation.sh; the run says which and why.
 stage_rotation() {
   local rc=0
-  pick_rotation
+  pick_rotation || return 1
   printf 'rotation: %s, because %s\n' "$ROTATION_PICK" "$ROTATION_WHY"
   "stage_lab_$ROTATION_PICK" || rc=$?
   [ "$rc" -eq 0 ] && record_rotation "$ROTATION_PICK"

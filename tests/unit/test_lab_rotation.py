@@ -104,3 +104,11 @@ def test_a_scenario_that_missed_two_runs_goes_before_a_changed_one(checkout):
     checkout.commit("a change to the second", PATHS[others[0]])
     name, why = checkout.pick()
     assert (name, why) == (others[1], "it has missed the last 3 passing runs")
+
+
+def test_cephops_rotation_names_the_scenario(checkout):
+    checkout.passes()
+    assert checkout.bash('CEPHOPS_ROTATION=releases; pick_rotation && echo "$ROTATION_PICK|$ROTATION_WHY"') == \
+        "releases|CEPHOPS_ROTATION names it"
+    assert checkout.bash("CEPHOPS_ROTATION=drives; pick_rotation 2>&1 || echo refused") == \
+        "CEPHOPS_ROTATION=drives names no scenario of the rotation (fleet ceph releases)\nrefused"
