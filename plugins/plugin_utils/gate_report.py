@@ -194,9 +194,11 @@ def _disk_notes(document):
 
 
 def _md(value):
-    """A Markdown table cell: pipes and newlines would break the table, and renderers pass
-    HTML through, so it is escaped too."""
-    text = escape(_text(value), quote=False)
+    """A Markdown table cell: pipes and newlines would break the table. Renderers pass HTML
+    through, so what could start a tag, a comment or an autolink (``<`` before a letter, ``/``,
+    ``!`` or ``?``) or a character reference (``&`` before a letter or ``#``) is escaped; the rest
+    stays as written, so ``>= 80`` and ``< 100`` read the same as text and rendered."""
+    text = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", re.sub(r"&(?=[A-Za-z#])", "&amp;", _text(value)))
     return re.sub(r"\s+", " ", text).replace("|", "\\|").strip() or "-"
 
 

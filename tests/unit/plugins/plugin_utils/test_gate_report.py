@@ -1,9 +1,12 @@
 """gate_report: every report of the fleet document parsed back by its own reader."""
 
+import html
 import json
+import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
+import markdown_it
 import pytest
 import yaml
 
@@ -128,11 +131,41 @@ def test_svg_places_bars_on_a_log_scale():
     assert gate_report._x(10 ** 9) == gate_report._x(100000)
 
 
+def md_escaped(text):
+    """A hostile string as a Markdown cell holds it: on one line, tags and references escaped."""
+    return " ".join(shown(text).replace("<s", "&lt;s").replace("</", "&lt;/").split())
+
+
 def test_markdown_escapes_cells():
     text = gate_report.to_markdown(fleet())
     row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
-    assert "&lt;script&gt;" in row and "\\|pipe" in row and row.count(" | ") == 11
-    assert "| osd&lt;2&gt; | - |" in text
+    assert "&lt;script>" in row and "&lt;/script>" in row and "\\|pipe" in row and row.count(" | ") == 11
+    # No tag starts with a digit: shown as written.
+    assert "| osd<2> | - |" in text
+
+
+def test_markdown_keeps_comparisons_as_written():
+    """The gate's reasons read the same in the file and rendered: no &gt; or &lt; for >= and <."""
+    reasons = ["write IOPS 50.8 < 80 (below the marginal floor 62)", "write IOPS 213.6 >= 80; p99 sync latency "
+               "13.697 ms <= 100 ms", "fsync costs 0.266 ms, between a protected cache (<0.25 ms) and a flush"]
+    probed = record([candidate("/dev/sdb")], {"flash": finished_ok(
+        result("/dev/sdb", "unsuitable", 50.8, reasons=reasons))})
+    text = gate_report.to_markdown(gate_decision.fleet_document(["osd1"], [probed], SETTINGS, "now"))
+    assert "&gt;" not in text and "&lt;" not in text
+    row = markdown_rows(text)[0]
+    assert row[11] == "; ".join(reasons)
+
+
+def test_markdown_rendered_shows_hostile_strings_as_text_and_makes_no_element():
+    """A CommonMark renderer (markdown-it-py, tables on) turns the hostile fleet's report into
+    table cells whose text is each string as given, and into no element outside the table's."""
+    text, document = hostile_fleet()
+    page = markdown_it.MarkdownIt("commonmark").enable("table").render(gate_report.to_markdown(document))
+    tags = set(re.findall(r"<([a-z0-9]+)", page))
+    assert tags <= {"h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "code", "em",
+                    "strong"}, tags
+    cells = [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<td>(.*?)</td>", page)]
+    assert " ".join(shown(text).split()) in cells
 
 
 def markdown_rows(text, header="| Host "):
@@ -153,10 +186,10 @@ def test_markdown_rows_parse_back_to_twelve_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document))
     assert [len(row) for row in rows] == [12] * 5
-    escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
+    escaped = md_escaped(text)
     assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
     assert rows[0][11] == escaped + "; " + escaped
-    assert rows[4][:5] == ["lost&lt;" + escaped, "-", "-", "-", "no_result"]
+    assert rows[4][:5] == ["lost<" + escaped, "-", "-", "-", "no_result"]
 
 
 WWN = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
@@ -333,8 +366,7 @@ def test_a_p99_outlier_reads_with_its_unit_in_every_report():
 def test_the_per_model_view_of_a_hostile_fleet_stays_in_its_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document), "| Model ")
-    escaped = " ".join(shown(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").split())
-    assert [(len(row), row[0]) for row in rows] == [(8, escaped)]
+    assert [(len(row), row[0]) for row in rows] == [(8, md_escaped(text))]
     table = gate_report.models_table(document["models"])
     assert "{{ 7 * 7 }}" in table and "49" not in table
 
