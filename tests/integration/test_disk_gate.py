@@ -130,6 +130,8 @@ def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks,
     # A loop disk has no SMART data: health unknown, which does not block by default.
     assert all(d["health"]["status"] == "unknown" for d in document["hosts"][0]["disks"])
     assert document["hosts"][0]["controllers"] == "no RAID controller tool found (storcli, perccli, ssacli)"
+    # The job's status file, which holds the whole probe result, went once read.
+    assert gate.async_dir.is_dir() and list(gate.async_dir.iterdir()) == []
 
 
 def test_health_required_blocks_a_disk_without_smart_data(loop_disks, gate):
