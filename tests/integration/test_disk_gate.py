@@ -396,5 +396,7 @@ def test_the_probe_jobs_are_found_whatever_home_the_controller_has(loop_disks, g
     run = gate.play([disk], become=True, home=str(home))
     assert run.rc == 0, run.failures
     assert run.disk(disk.path)["verdict"] == "suitable"
+    # The job's status file was in the role's directory, and went from there once read.
     job = run.task("Wait for the probe")["results"][0]
-    assert os.path.isfile(str(gate.async_dir / job["ansible_job_id"]))
+    erased = run.task("Remove the status files")["results"][0]["erased"]
+    assert erased == str(gate.async_dir / job["ansible_job_id"]) and not os.path.exists(erased)
