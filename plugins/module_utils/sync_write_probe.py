@@ -70,10 +70,20 @@ def judge(run_command, names, overwrite, settings, journal, cache, check_mode, w
         _store(cache, [outcomes[d["name"]] for d in probe], keys, now, warn)
 
     identities = [disks[n]["identity"] for n in names]
-    pending = [_pending(record) for record in journal.records() if record.get("identity") not in identities]
-    for record in pending:
-        warn("the probe journal holds an unfinished restore for %s (%s), not probed in this run: %s"
-             % (record["device"], record["started_at"], record["file"]))
+    pending = []
+    for record in journal.records():
+        if record.get("identity") in identities:
+            continue
+        found = _pending(record)
+        # A probe of another play or operator keeps its record while it runs: not interrupted.
+        if probe_region.owner_alive(record):
+            warn("a probe of %s started at %s is still running (pid %d); the probe journal's record of it is its own"
+                 % (found["device"], found["started_at"], record["pid"]))
+            continue
+        pending.append(found)
+        warn("a probe of %s interrupted at %s left probe data in its region: the next probe of that disk restores "
+             "the region before it probes (name it in devices, or run the gate on it); record %s"
+             % (found["device"], found["started_at"], found["file"]))
     changed = bool(prober.written) or any(a == "restored" for a, _t, _d in recovered.values())
     return outcomes, pending, changed
 

@@ -518,8 +518,10 @@ results:
                       (5836800 bytes)"}
 pending_restores:
   description: Records in O(journal_dir) of interrupted probes on disks not probed in this run,
-    each with C(device), C(model), C(serial), C(started_at), C(region) and C(file). Run the
-    probe on that disk to restore its region, or follow the record by hand.
+    each with C(device), C(model), C(serial), C(started_at), C(region) and C(file). The next
+    probe of that disk restores its region first. A probe still running (its process alive
+    since this boot, in another play or by another operator) is not listed; a warning names it
+    as running.
   returned: always
   type: list
   elements: dict

@@ -373,8 +373,29 @@ def test_unfinished_restores_of_other_disks_are_reported(loop_disks, tmp_path):
     assert result["pending_restores"] == [{
         "device": "/dev/sdz", "model": "M", "serial": "gone", "started_at": "1970-01-01 00:00:00 UTC",
         "region": record["region"], "file": str(journal / "other.json")}]
-    assert any("unfinished restore for /dev/sdz" in warning for warning in result["warnings"])
+    assert [w for w in result["warnings"] if "/dev/sdz" in w] == [
+        "a probe of /dev/sdz interrupted at 1970-01-01 00:00:00 UTC left probe data in its region: the next probe of "
+        "that disk restores the region before it probes (name it in devices, or run the gate on it); record %s"
+        % (journal / "other.json")]
     assert other.checksum() == disk.checksum()
+
+
+def test_a_probe_running_on_another_disk_is_named_running_not_interrupted(loop_disks, tmp_path):
+    running, disk = loop_disks(), loop_disks()
+    args = dict(journal_dir=str(tmp_path / "journal"), **EASY)
+    first = {}
+    # Long enough to outlast the second probe, which reads the journal after its own fio run.
+    worker = threading.Thread(target=lambda: first.update(probe([running], **dict(args, runtime=20))))
+    worker.start()
+    fio_writing(running)
+    result = probe([disk], **args)
+    assert fio_pids(running.path), "the first probe ended before the second read the journal"
+    worker.join(60)
+    assert result["pending_restores"] == []
+    said = [w for w in result["warnings"] if running.path in w]
+    assert len(said) == 1 and " is still running (pid " in said[0] and "interrupted" not in said[0], said
+    assert by_device(first)[running.path]["verdict"] == "suitable"
+    assert_blank_again(running)
 
 
 def test_a_disk_someone_holds_open_is_not_zeroed_under_them(loop_disks, tmp_path):
