@@ -19,7 +19,8 @@ description:
     C(hdd_policy=skip) is V(skipped) and passes ungated. Fails closed; V(unsuitable), V(unhealthy),
     V(refused), V(error), a job that failed, timed out or lost its host, and a disk without a
     result are never approved. An LV or partition is V(not_probed) and passes ungated; a
-    name not on the host is V(absent), skipped unless C(absent_policy) is V(block).
+    name not on the host is V(absent), skipped unless C(absent_policy) is V(block). With
+    C(fail_closed) both are blocked.
   - Computes what ceph-osd receives under the exclude policy (C(handover)), an OSD whole or
     not at all.
 author:
@@ -53,7 +54,7 @@ options:
     elements: dict
     required: true
   settings:
-    description: C(allow_marginal), C(hdd_policy), C(absent_policy), C(health_required) and C(cephadm_host).
+    description: C(allow_marginal), C(hdd_policy), C(absent_policy), C(fail_closed), C(health_required) and C(cephadm_host).
     type: dict
     required: true
   health:

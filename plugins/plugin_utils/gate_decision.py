@@ -38,11 +38,15 @@ def passes(verdict, allow_marginal):
     return verdict in ("suitable", "skipped", "not_probed") or (verdict == "marginal" and bool(allow_marginal))
 
 
-def decide(verdict, allow_marginal, absent_policy):
+def decide(verdict, allow_marginal, absent_policy, fail_closed=False):
     """approved, blocked, pending (check mode), or absent: a disk not present is skipped, as
-    ceph-ansible skips it, unless ``absent_policy`` is block."""
+    ceph-ansible skips it, unless ``absent_policy`` is block. ``fail_closed`` (where an operator
+    qualifies disks) blocks every name the gate could not judge: an absent one, and an LV or a
+    partition, which pass ungated otherwise."""
     if verdict == "absent":
-        return "blocked" if absent_policy == "block" else "absent"
+        return "blocked" if absent_policy == "block" or fail_closed else "absent"
+    if verdict == "not_probed" and fail_closed:
+        return "blocked"
     return {True: "approved", False: "blocked", None: "pending"}[passes(verdict, allow_marginal)]
 
 
@@ -118,7 +122,8 @@ def _disk_entry(candidate, result, settings, health):
     verdict, reasons = health_verdict(entry["verdict"], entry["health"], settings.get("health_required"))
     if reasons:
         entry["verdict"], entry["reasons"] = verdict, reasons + list(entry["reasons"])
-    entry["decision"] = decide(entry["verdict"], settings.get("allow_marginal"), settings.get("absent_policy"))
+    entry["decision"] = decide(entry["verdict"], settings.get("allow_marginal"), settings.get("absent_policy"),
+                               settings.get("fail_closed"))
     entry["approved"] = {"approved": True, "blocked": False}.get(entry["decision"])
     entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")
     return entry
@@ -143,8 +148,8 @@ def host_record(host, candidates, classes, started, finished, settings, health=N
 
     ``classes``, ``started`` and ``finished`` describe the probe jobs (see job_outcomes).
     ``settings``: ``allow_marginal``, ``hdd_policy`` (probe or skip), ``absent_policy``
-    (skip or block), ``health_required`` and ``cephadm_host`` (the host's name in the
-    orchestrator). A disk whose probe errored or gave no result is never approved.
+    (skip or block), ``fail_closed`` (see decide), ``health_required`` and ``cephadm_host`` (the
+    host's name in the orchestrator). A disk whose probe errored or gave no result is never approved.
     ``health`` is the disk_health module's result, ``controllers`` controller_cache's.
     """
     outcomes = job_outcomes(classes, started, finished)

@@ -110,6 +110,25 @@ def test_absent_disks_are_skipped_unless_absence_blocks():
     assert (blocked["absent"], blocked["blocked"], blocked["passed"]) == ([], ["/dev/sdz"], False)
 
 
+def test_fail_closed_blocks_every_name_the_gate_could_not_judge():
+    """Where an operator qualifies disks, an absent name, a partition and an LV are blocked, not
+    skipped or passed ungated; under skip they stay as ceph-ansible treats them."""
+    candidates = [candidate("/dev/sdb"),
+                  candidate("/dev/sdz", index=1, probe=False, presence="absent",
+                            reasons=["no disk of the host has this name (not present)"]),
+                  candidate("/dev/sdc1", index=2, probe=False, reasons=["a partition of /dev/sdc; the probe writes "
+                                                                      "only whole disks: not probed"]),
+                  candidate("vg/lv", index=3, probe=False, reasons=["an LV (vg/lv), not a disk the probe may write"])]
+    probe = {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0))}
+    closed = record(candidates, probe, fail_closed=True)
+    assert (closed["approved"], closed["blocked"], closed["absent"], closed["passed"]) == (
+        ["/dev/sdb"], ["/dev/sdz", "/dev/sdc1", "vg/lv"], [], False)
+    assert [d["reasons"] for d in closed["disks"][1:]] == [c["reasons"] for c in candidates[1:]]
+    open_ = record(candidates, probe)
+    assert (open_["approved"], open_["blocked"], open_["absent"], open_["passed"]) == (
+        ["/dev/sdb", "/dev/sdc1", "vg/lv"], [], ["/dev/sdz"], True)
+
+
 def batch(db_verdicts, data_verdicts=("suitable", "suitable")):
     """A batch host: devices sdb, sdc and dedicated_devices nvme0n1... with these verdicts."""
     data = ["/dev/sd" + "bc"[i] for i in range(len(data_verdicts))]
