@@ -170,13 +170,14 @@ lab_image_ready() {
 # shows where its time went (converge, idempotence, the reboot, verify).
 molecule_timed() {
   molecule "$@" 2>&1 | {
-    local line started=$SECONDS
+    # Once per action: molecule's recap repeats each "Executed" line.
+    local line started=""
     while IFS= read -r line; do
       printf '%s\n' "$line"
       case "$line" in
         *Testinfra*) ;;
         *"➜ "*Executing*) started=$SECONDS ;;
-        *"➜ "*Executed*) printf '    %s s\n' "$((SECONDS - started))" ;;
+        *"➜ "*Executed*) [ -n "$started" ] && printf '    %s s\n' "$((SECONDS - started))" && started="" ;;
       esac
     done
   }
