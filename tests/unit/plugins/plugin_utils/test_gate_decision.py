@@ -116,8 +116,8 @@ def test_fail_closed_blocks_every_name_the_gate_could_not_judge():
     candidates = [candidate("/dev/sdb"),
                   candidate("/dev/sdz", index=1, probe=False, presence="absent",
                             reasons=["no disk of the host has this name (not present)"]),
-                  candidate("/dev/sdc1", index=2, probe=False, reasons=["a partition of /dev/sdc; the probe writes "
-                                                                      "only whole disks: not probed"]),
+                  candidate("/dev/sdc1", index=2, probe=False,
+                            reasons=["a partition of /dev/sdc; the probe writes only whole disks: not probed"]),
                   candidate("vg/lv", index=3, probe=False, reasons=["an LV (vg/lv), not a disk the probe may write"])]
     probe = {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0))}
     closed = record(candidates, probe, fail_closed=True)
