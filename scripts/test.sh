@@ -187,7 +187,7 @@ molecule_timed() {
 # What the default scenario reads up to its verify: the collection's runtime files, the
 # scenario's playbooks before verify, the lab and the toolchain's locks. Its tests are not among
 # them: a change to a lab test alone boots the state these inputs converged to.
-CONVERGE_INPUTS=(galaxy.yml meta plugins roles playbooks molecule/default/create.yml
+CONVERGE_INPUTS=(galaxy.yml meta plugins roles playbooks molecule/default/molecule.yml molecule/default/create.yml
   molecule/default/prepare.yml molecule/default/converge.yml molecule/releases molecule/shared .config/molecule lab
   scripts/env.sh scripts/requirements.txt)
 
