@@ -187,22 +187,16 @@ def qemu_opt(value: str) -> str:
     return value.replace(",", ",,")
 
 
-def port_if_free(port: int | None) -> int | None:
-    """`port` if nothing listens on it on the loopback address, else None."""
-    if not port:
-        return None
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return None
-    return port
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+def free_port(preferred: int | None = None) -> int:
+    """A free port on the loopback address: `preferred` if it is free, else any."""
+    for port in (preferred, 0) if preferred else (0,):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return sock.getsockname()[1]
+    raise LabError("no free port on 127.0.0.1")
 
 
 def kvm_usable(os_image: Path) -> bool:
@@ -411,7 +405,7 @@ class Lab:
         vm_dir = self.vm_dir(name)
         vm_dir.mkdir(parents=True, exist_ok=True)
         disks = self.create_disks(name, os_image, bases, zoo, saved)
-        port = (saved and port_if_free(self.meta(name).get("port"))) or free_port()
+        port = free_port(self.meta(name).get("port") if saved else None)
         self.console_log(name).write_bytes(b"")
         meta = {"name": name, "port": port, "accel": accel, "suite": self.suite, "variant": self.variant,
                 "os_image": str(os_image),
