@@ -177,11 +177,14 @@ def _boot_id():
 
 
 def _process_start(pid):
-    """Start time of a process in clock ticks since boot (field 22 of /proc/PID/stat), which
-    tells a live process from a later one that got the same id."""
+    """Start time of a running process in clock ticks since boot (field 22 of /proc/PID/stat),
+    which tells it from a later one that got the same id; None once it ended, zombie included:
+    a killed probe stays a zombie until its parent reaps it, and where no init reaps orphans
+    (some containers) that is never."""
     try:
         with open("/proc/%d/stat" % pid) as handle:
-            return int(handle.read().rsplit(")", 1)[1].split()[19])
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return None if fields[0] in ("Z", "X") else int(fields[19])
     except (IOError, OSError, IndexError, ValueError):
         return None
 

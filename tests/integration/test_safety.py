@@ -15,6 +15,7 @@ import time
 
 import pytest
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import probe_region
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS
 
 from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of, stopped_mid_fio
@@ -565,6 +566,9 @@ def async_result(async_dir, deadline):
         time.sleep(0.5)
 
 
+JOURNAL_DIR = "/var/lib/cephops-osd-tuning/probe-journal"  # sync_write_probe's default, which the role keeps
+
+
 def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_disks, tmp_path):
     """Ansible kills an overdue async job with SIGKILL, which no cleanup survives: the journal
     record written before the first write lets the next run of the gate zero the region."""
@@ -575,8 +579,11 @@ def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_d
         killed = gate.play([disk], disk_gate_runtime=60, disk_gate_async_timeout=6, disk_gate_policy="warn")
         found = killed.disk(disk.path)
         assert found["verdict"] == "error", found
-        deadline = time.monotonic() + 30
-        while fio_pids(disk.path) and time.monotonic() < deadline:
+        # SIGKILL ends a process only once its I/O in flight completes, which a loaded host delays.
+        journal = probe_region.Journal(JOURNAL_DIR)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (fio_pids(disk.path) or any(
+                probe_region.owner_alive(record) for record in journal.records() if record["device"] == disk.path)):
             time.sleep(0.5)
         again = gate.play([disk], disk_gate_runtime=2)
         job = again.task("Wait for the probe")["results"][0]["results"][0]

@@ -105,6 +105,20 @@ def test_owner_is_dead_after_a_reboot_or_when_the_pid_now_names_another_process(
     assert probe_region.owner_alive(dict(record, pid=dead_process())) is False
 
 
+def test_a_killed_owner_left_unreaped_is_dead():
+    """A probe killed by Ansible's async timeout stays a zombie until something reaps it."""
+    child = subprocess.Popen(["sleep", "60"])
+    record = dict(pid=child.pid, pid_start=probe_region._process_start(child.pid),
+                  boot_id=probe_region._boot_id())
+    try:
+        assert probe_region.owner_alive(record) is True
+        child.kill()
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped
+        assert probe_region.owner_alive(record) is False
+    finally:
+        child.wait()
+
+
 class Interrupted:
     """A journal holding one record whose process is gone, over a file standing for the disk."""
 
