@@ -26,13 +26,27 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils import direct_i
 
 MIB = 1024 * 1024
 
-# The sample, in whole MiB counted from the start of the disk (the last one may be shorter):
-# the first HEAD_MIB (partition tables, boot sectors, first superblocks), the last TAIL_MIB
-# (backup GPT, md v0.90/v1.0 superblocks) and MIDDLE_MIB spread evenly in between, 64 MiB
-# in all on a disk larger than 64 MiB. A small disk is sampled whole, each MiB once.
+# The inventory's sample, in whole MiB counted from the start of the disk (the last one may be
+# shorter): the first HEAD_MIB (partition tables, boot sectors, first superblocks), the last
+# TAIL_MIB (backup GPT, md v0.90/v1.0 superblocks) and MIDDLE_MIB spread evenly in between,
+# 64 MiB in all on a disk larger than 64 MiB. A small disk is sampled whole, each MiB once.
 HEAD_MIB = 4
 TAIL_MIB = 4
 MIDDLE_MIB = 56
+# The whole-disk writers' check (mkfs, an HPA with erase, the partition method's discard,
+# namespace deletion) reads more before it lets them destroy what a disk holds: the first and
+# last WRITER_EDGE_MIB in full, where tables, boot sectors, superblocks and the labels of md,
+# GPT, ZFS and LVM live, and one MiB in every STRIDE_MIB between, so no run of data longer than
+# STRIDE_MIB - 1 MiB escapes it. Past WRITER_SAMPLES MiB between the edges (a disk of 256 GiB)
+# the stride grows instead, so the check reads at most about 16 GiB and the largest run it can
+# miss grows with the disk (writer_stride; docs/safety.md gives it per size).
+WRITER_EDGE_MIB = 64
+STRIDE_MIB = 16
+WRITER_SAMPLES = 16384
+# On a rotational disk each sample between the edges costs a seek: the full check of a large one
+# would take minutes (docs/safety.md). Above this size it gets the inventory's sample between full
+# edges, and a writer refuses it as not fully checked unless the user accepts that sample.
+ROTATIONAL_FULL_CHECK_MAX_BYTES = 256 * 1024 ** 3
 # How many offsets of non-zero MiB a result lists.
 SHOWN_NONZERO = 8
 
@@ -71,15 +85,41 @@ def _head_and_tail(size_bytes):
     return range(min(HEAD_MIB, total)), range(max(0, total - TAIL_MIB), total)
 
 
-def sample_chunks(size_bytes):
-    """Indexes of the MiB the sample reads (MiB ``i`` is bytes ``i * MIB`` up to the next MiB
-    or the end of the disk), sorted and each once."""
-    head, tail = _head_and_tail(size_bytes)
-    chunks = set(head) | set(tail)
-    inner = -(-size_bytes // MIB) - HEAD_MIB - TAIL_MIB
-    if inner > 0:
-        chunks.update(HEAD_MIB + inner * i // (MIDDLE_MIB + 1) for i in range(1, MIDDLE_MIB + 1))
+def sample_chunks(size_bytes, edge_mib=HEAD_MIB, stride_mib=None):
+    """Indexes of the MiB a content check reads (MiB ``i`` is bytes ``i * MIB`` up to the next
+    MiB or the end of the disk), sorted and each once: the first and last ``edge_mib`` in full
+    and, between them, one MiB in every ``stride_mib`` (the writers' check) or MIDDLE_MIB spread
+    evenly (the inventory's sample, without a stride)."""
+    total = -(-size_bytes // MIB)
+    chunks = set(range(min(edge_mib, total))) | set(range(max(0, total - edge_mib), total))
+    inner = total - 2 * edge_mib
+    if inner > 0 and stride_mib:
+        chunks.update(range(edge_mib + stride_mib - 1, total - edge_mib, stride_mib))
+    elif inner > 0:
+        chunks.update(edge_mib + inner * i // (MIDDLE_MIB + 1) for i in range(1, MIDDLE_MIB + 1))
     return sorted(chunks)
+
+
+def writer_stride(size_bytes):
+    """MiB from one sample of the writers' full check to the next on a disk of ``size_bytes``:
+    STRIDE_MIB, or more where WRITER_SAMPLES would not reach across the disk."""
+    inner = -(-size_bytes // MIB) - 2 * WRITER_EDGE_MIB
+    return max(STRIDE_MIB, -(-inner // WRITER_SAMPLES))
+
+
+def writer_check(size_bytes, rotational):
+    """(stride in MiB or None, fully checked) of the writers' check of a disk: the full check,
+    or on a large rotational disk the inventory's sample between full edges."""
+    if rotational and size_bytes > ROTATIONAL_FULL_CHECK_MAX_BYTES:
+        return None, False
+    return writer_stride(size_bytes), True
+
+
+def largest_missable_mib(size_bytes, edge_mib=HEAD_MIB, stride_mib=None):
+    """The longest run of whole MiB that a check of this layout does not read: data that fits
+    in it can escape the check; anything longer cannot."""
+    chunks = sample_chunks(size_bytes, edge_mib, stride_mib)
+    return max([b - a - 1 for a, b in zip(chunks, chunks[1:])] + [0])
 
 
 # --------------------------------------------------------------------------- partition entries
@@ -219,16 +259,16 @@ def _candidate_offsets(size_bytes, sector_size, partitions):
     return dict((o, s) for o, s in offsets.items() if o % sector_size == 0 and o + sector_size <= size_bytes)
 
 
-def sample_disk(path, size_bytes, sector_size):
-    """Read one disk: the sample, partition entries left without a table signature, and the
-    offsets whose first SIGNATURE_WINDOW bytes are not zero (blkid looks there).
+def sample_disk(path, size_bytes, sector_size, edge_mib=HEAD_MIB, stride_mib=None):
+    """Read one disk: the sample (see sample_chunks), partition entries left without a table
+    signature, and the offsets whose first SIGNATURE_WINDOW bytes are not zero (blkid looks there).
 
     Returns a dict of plain values; ``error`` says why reading stopped, if it did.
     """
-    chunks = sample_chunks(size_bytes)
+    chunks = sample_chunks(size_bytes, edge_mib, stride_mib)
     table_chunks = set().union(*_head_and_tail(size_bytes))
     result = dict(sampled_mib=len(chunks), nonzero_mib=0, nonzero_offsets=[], partition_entries=[],
-                  windows=[], error=None)
+                  windows=[], error=None, largest_missable_mib=largest_missable_mib(size_bytes, edge_mib, stride_mib))
     kept, zero = {}, set()
     try:
         reader = direct_io.Reader(path)
@@ -284,15 +324,22 @@ def _window_is_zero(reader, size_bytes, offset, kept, zero):
     return direct_io.is_zero(buf[:length])
 
 
-def read_contents(run_command, disks):
+def read_contents(run_command, disks, whole_disk_write=False):
     """{path: content} for ``disks``, a list of (device path, size in bytes, logical sector
-    size): the sample of each disk (disks read in parallel), then blkid where a window is
-    not zero. ``run_command(argv)`` returns (rc, stdout, stderr), with LC_ALL=C."""
-    samples = [sample for sample, _error in
-               direct_io.in_parallel(lambda disk: sample_disk(*disk), disks, most=READ_THREADS, errors=())]
+    size, rotational): the inventory's sample of each disk, or with ``whole_disk_write`` the
+    writers' check (disks read in parallel), then blkid where a window is not zero.
+    ``run_command(argv)`` returns (rc, stdout, stderr), with LC_ALL=C."""
+    def check(disk):
+        path, size_bytes, sector_size, rotational = disk
+        if not whole_disk_write:
+            return dict(sample_disk(path, size_bytes, sector_size), fully_checked=None)
+        stride, full = writer_check(size_bytes, rotational)
+        return dict(sample_disk(path, size_bytes, sector_size, WRITER_EDGE_MIB, stride), fully_checked=full)
+
+    samples = [found for found, _error in direct_io.in_parallel(check, disks, most=READ_THREADS, errors=())]
     contents = {}
-    for (path, _size, _sector_size), sample in zip(disks, samples):
-        content = dict(sample, signatures=[], probed_offsets=[], errors=[])
+    for (path, _size, _sector_size, _rotational), found in zip(disks, samples):
+        content = dict(found, signatures=[], probed_offsets=[], errors=[])
         error, windows = content.pop("error"), content.pop("windows")
         if error:
             content["errors"].append(dict(offset=None, error=error))

@@ -21,7 +21,7 @@ import os
 import re
 import stat
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness, processes
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.mountinfo import parse_mountinfo
 
 SYS_BLOCK = "/sys/block"
@@ -73,6 +73,9 @@ REASON_HOLDERS = "has holders"
 REASON_ROOT = "root disk"
 REASON_SWAP = "swap"
 REASON_LUKS = "Has a LUKS header"
+# A process that holds the disk or a partition open may be writing to it (a virtual machine's
+# raw disk, a database on a bare device) without any mount, holder or signature.
+REASON_OPEN = "open by another process: %s"
 # Fail closed: a disk whose signatures cannot be read is never called blank.
 REASON_UNREADABLE = "signatures unreadable"
 # Found by the content checks (blankness.py) on a disk without signatures at its start;
@@ -81,6 +84,9 @@ REASON_DATA = "Has data without a signature (%d of %d sampled MiB not zero)"
 REASON_PARTITION_ENTRIES = "Has partition entries without a table signature (%s)"
 REASON_AT_OFFSET = "%s at offset %d"
 REASON_DATA_UNREADABLE = "Data unreadable (%s)"
+REASON_NOT_FULLY_CHECKED = ("content not fully checked (a rotational disk over %d GiB gets a sample, as the full "
+                            "check would seek for minutes; name it in overwrite_data, or accept the sample with "
+                            "accept_sampled_content_check)" % (blankness.ROTATIONAL_FULL_CHECK_MAX_BYTES // 1024 ** 3))
 
 # wipefs signature type -> reason; anything not listed is a filesystem or similar.
 SIGNATURE_REASONS = {
@@ -176,8 +182,11 @@ def wanted_kernel_name(name, include_loop=False, include_virtual=False):
     return True
 
 
-def take_snapshot(run_command, names=None, include_loop=False, include_virtual=False):
-    """Read everything ``build_disks`` needs, for the given kernel names or all disks.
+def take_snapshot(run_command, names=None, include_loop=False, include_virtual=False, whole_disk_write=False,
+                  accept_sampled=False):
+    """Read everything ``build_disks`` needs, for the given kernel names or all disks; with
+    ``whole_disk_write`` the content checks are the writers' (blankness.read_contents), and
+    ``accept_sampled`` (the user's word) lets a disk that got a sample instead pass them.
 
     ``run_command(argv)`` returns ``(rc, stdout, stderr)``; it is AnsibleModule.run_command
     with LC_ALL=C in the modules.
@@ -214,6 +223,7 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
             "excl_busy": _is_excl_busy("/dev/" + name),
         }
         blocks[name]["holder_tree"] = _holder_tree(blocks[name])
+    _find_openers(blocks)
     mountinfo = read_file("/proc/self/mountinfo") or ""
     signatures, probe_errors = _wipefs(run_command, blocks)
     snapshot = {
@@ -226,11 +236,35 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
     }
     # Content is read only where nothing else refuses the disk (size aside: ata_hpa checks
     # disks of any size); a mounted or partitioned disk is not blank whatever it holds.
-    unrefused = [(d["path"], d["size_bytes"], d["logical_sector_size"] or 512)
+    unrefused = [(d["path"], d["size_bytes"], d["logical_sector_size"] or 512, d["rotational"])
                  for d in build_disks(snapshot, min_size_bytes=0) if not d["reject_reasons"]]
-    for path, content in blankness.read_contents(run_command, unrefused).items():
-        blocks[os.path.basename(path)]["content"] = content
+    for path, content in blankness.read_contents(run_command, unrefused, whole_disk_write).items():
+        blocks[os.path.basename(path)]["content"] = dict(content, sample_accepted=accept_sampled) \
+            if content["fully_checked"] is False else content
     return snapshot
+
+
+def _find_openers(blocks):
+    """Each block's ``open_by``: the processes holding the disk or one of its partitions open."""
+    devices = {}
+    for name, block in blocks.items():
+        devices[block["attrs"].get("dev")] = (name, name)
+        for part, entry in block["partitions"].items():
+            devices[entry["attrs"].get("dev")] = (name, part)
+    devices.pop(None, None)
+    for devnum, holders in processes.holding(devices).items():
+        name, device = devices[devnum]
+        blocks[name].setdefault("open_by", []).extend(
+            dict(pid=pid, command=comm, device=device) for pid, comm in holders)
+
+
+def open_now(disk):
+    """The processes holding ``disk`` (a disk record) or one of its partitions open at this
+    moment, as [(pid, command name)]: the last check before a write, as a process may have
+    opened the disk since the inventory."""
+    devnums = [disk["devnum"]] + [read_value(os.path.join(SYS_CLASS_BLOCK, part, "dev")) for part in disk["partitions"]]
+    found = processes.holding([d for d in devnums if d])
+    return sorted(set(holder for holders in found.values() for holder in holders))
 
 
 def _read_head(path):
@@ -572,6 +606,7 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
             "bluestore_label": (block.get("head") or "").startswith(BLUESTORE_LABEL.decode()),
             "root_disk": snapshot["root_dev"] in related_devs,
             "locked": bool(block.get("excl_busy")),
+            "open_by": sorted(block.get("open_by", []), key=lambda opener: (opener["pid"], opener["device"])),
             "ceph_disk_partitions": _ceph_disk_partitions(block),
             "probe_errors": ["%s: %s" % (dev, msg) for dev, msg in sorted(snapshot.get("probe_errors", {}).items())
                              if dev == name or dev in block["partitions"]],
@@ -609,6 +644,11 @@ def reject_reasons(disk, min_size_bytes=CEPH_MIN_SIZE_BYTES):
         add(REASON_READ_ONLY)
     if disk["locked"]:
         add(REASON_LOCKED)
+    if disk["open_by"]:
+        add(REASON_OPEN % ", ".join(
+            "%s (pid %d%s)" % (opener["command"], opener["pid"],
+                               "" if opener["device"] == disk["name"] else ", on " + opener["device"])
+            for opener in disk["open_by"]))
     if disk["size_bytes"] < min_size_bytes:
         add(REASON_TOO_SMALL if min_size_bytes == CEPH_MIN_SIZE_BYTES
             else "Insufficient space (<%d bytes)" % min_size_bytes)
@@ -658,6 +698,8 @@ def content_reasons(content):
                        + ("" if kind else " (%s)" % sig["type"]))
     if content["nonzero_mib"] and not reasons:
         reasons.append(REASON_DATA % (content["nonzero_mib"], content["sampled_mib"]))
+    if content.get("fully_checked") is False and not content.get("sample_accepted"):
+        reasons.append(REASON_NOT_FULLY_CHECKED)
     for error in content["errors"]:
         if error["offset"] is None:
             reasons.append(REASON_DATA_UNREADABLE % error["error"])
@@ -669,8 +711,8 @@ def content_reasons(content):
 def blocking_reasons(disk, overwrite_data=False):
     """The reject reasons that still refuse a whole-disk write to ``disk``. ``overwrite_data``
     (set explicitly for that disk) lifts the content checks' reasons alone: data no tool
-    recognises may be destroyed on request, signatures, partitions, mounts, holders and
-    the root disk never are."""
+    recognises may be destroyed on request, signatures, partitions, mounts, holders, other
+    processes and the root disk never are."""
     if not overwrite_data:
         return list(disk["reject_reasons"])
     return [r for r in disk["reject_reasons"] if r not in disk["data_reasons"]]

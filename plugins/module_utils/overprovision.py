@@ -43,7 +43,7 @@ __metaclass__ = type
 import os
 import time
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, processes, records
 
 MIB = 1024 * 1024
 SELECTORS = ("serial", "wwn", "device")
@@ -96,6 +96,7 @@ def argument_spec(entry_options=None, entry_exclusive=(), record_required=False)
         erase=dict(type="bool", default=False),
         record=dict(type="path", required=record_required),
         restore=dict(type="bool", default=False),
+        accept_sampled_content_check=dict(type="bool", default=False),
     )
 
 
@@ -222,7 +223,8 @@ def run(module, method):
         module.exit_json(**result)
 
     method.prepare()
-    snapshot = blockdev.take_snapshot(module.run_command, [name for name, _key, _entry in targets], include_loop=True)
+    snapshot = blockdev.take_snapshot(module.run_command, [name for name, _key, _entry in targets], include_loop=True,
+                                      whole_disk_write=True, accept_sampled=params["accept_sampled_content_check"])
     disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot, min_size_bytes=0))
     pending, refusals, put_back = [], [], []
     for name, key, entry in targets:
@@ -263,6 +265,10 @@ def run(module, method):
     for index, step in enumerate(pending):
         disk, key = step["disk"], step["key"]
         try:
+            holders = blockdev.open_now(disk)
+            if holders:
+                raise Failed("%s: refused by the open check: %s since the inventory; nothing was written to it"
+                             % (disk["path"], blockdev.REASON_OPEN % processes.describe_holders(holders)))
             fields = method.apply(disk, step["state"], step["plan"])
         except Failed as exc:
             step["report"].update(exc.fields, changed=exc.changed)

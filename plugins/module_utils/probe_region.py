@@ -18,11 +18,10 @@ import hashlib
 import json
 import mmap
 import os
-import stat
 import tempfile
 import time
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import direct_io
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import direct_io, processes
 
 MIB = 1024 ** 2
 BLOCK = 4096
@@ -298,13 +297,13 @@ def recovery(journal, disk, identity, stable, blocking, overwrite, check_mode):
     if owner_alive(record):
         return ("refused", "journal: a probe started at %s (pid %d) is still writing to this disk"
                 % (details["started_at"], record["pid"]), details)
-    others = processes_using(disk["path"])
+    others = processes.holding([disk["devnum"]])[disk["devnum"]]
     if others:
         # Zeros written under another writer could be overwritten, and a reader may be a tool of
         # the operator's looking at what the probe left; fio itself dies with its module.
         return ("refused", "journal: a probe interrupted at %s left data in the region from %d MiB, and %s still "
                 "have the disk open, so it was not zeroed; the next run zeroes it once they ended"
-                % (details["started_at"], region[0] // MIB, ", ".join("%s (pid %d)" % (c, p) for p, c in others)),
+                % (details["started_at"], region[0] // MIB, processes.describe_holders(others)),
                 details)
     if blocking:
         return ("refused", "journal: a probe interrupted at %s left data in the region from %d MiB, but the disk "
@@ -331,42 +330,6 @@ def owner_alive(record):
 
 def record_region(record):
     return record["region"]["offset"], record["region"]["length"]
-
-
-def processes_using(path):
-    """[(pid, command name)] of the other processes that hold the block device ``path`` open."""
-    try:
-        rdev = os.stat(path).st_rdev
-    except OSError:
-        return []
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit() or int(pid) == os.getpid():
-            continue
-        fd_dir = "/proc/%s/fd" % pid
-        try:
-            opened = any(_rdev(os.path.join(fd_dir, fd)) == rdev for fd in os.listdir(fd_dir))
-        except OSError:
-            continue
-        if opened:
-            found.append((int(pid), _comm(pid)))
-    return found
-
-
-def _rdev(path):
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_rdev if stat.S_ISBLK(st.st_mode) else None
-
-
-def _comm(pid):
-    try:
-        with open("/proc/%s/comm" % pid) as handle:
-            return handle.read().strip()
-    except (IOError, OSError):
-        return "?"
 
 
 def _unlink(path):

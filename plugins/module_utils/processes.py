@@ -1,9 +1,10 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The lifetime of the probes' programs (fio, dd): run side by side, stopped on time, never
-outliving the module that started them; and the module's own end by a signal turned into an
-exception, so that what it changed for the time of a probe is restored in ``finally`` blocks.
+"""Processes around the disks: the probes' programs (fio, dd) run side by side, stopped on
+time and never outliving the module that started them; the module's own end by a signal
+turned into an exception, so that what it changed for the time of a probe is restored in
+``finally`` blocks; and the other processes that hold a disk open.
 
 Ansible ends an async task or an interrupted run with SIGTERM/SIGINT/SIGHUP; Python's
 default handling would skip that cleanup.
@@ -16,11 +17,19 @@ __metaclass__ = type
 import ctypes
 import os
 import signal
+import stat
 import subprocess
 import tempfile
 import time
 
 PR_SET_PDEATHSIG = 1
+# udev's workers open a disk for a moment after every change to run blkid on it (systemd's
+# `systemd-udevd` forks them; since systemd 248 they call themselves `(udev-worker)`).
+UDEV_WORKERS = ("systemd-udevd", "(udev-worker)")
+# A process holds a disk when it still does this many seconds later: a passing read by another
+# inventory (a content check, ceph-volume, smartctl) is over by then; a virtual machine or a
+# database that keeps the disk is not.
+SETTLE_SECONDS = 1.0
 TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
 
@@ -124,3 +133,105 @@ def _wait_all(procs, seconds):
             proc.wait(max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             pass
+
+
+def holding(devnums, settle=SETTLE_SECONDS):
+    """{"major:minor": [(pid, command name)]} of the processes that hold one of the block
+    devices ``devnums`` open, through a file descriptor (/proc/PID/fd) or a mapping
+    (/proc/PID/maps), read or write, exclusive or not, and still do ``settle`` seconds later
+    (looked at again only when the first look finds any). Not counted: this process and its
+    children (a module's own fio or blkid) and udev's workers, which open a disk briefly
+    after each change."""
+    found = _holding(set(devnums))
+    if settle and any(found.values()):
+        time.sleep(settle)
+        again = _holding(set(devnums))
+        found = dict((devnum, [h for h in holders if h in again[devnum]]) for devnum, holders in found.items())
+    return found
+
+
+def _holding(wanted):
+    found = dict((devnum, []) for devnum in wanted)
+    if not wanted:
+        return found
+    table = _process_table()
+    ours = _descendants(table, os.getpid())
+    for pid, (_ppid, comm) in sorted(table.items()):
+        if pid in ours or comm in UDEV_WORKERS:
+            continue
+        for devnum in _devices_open(pid, wanted):
+            found[devnum].append((pid, comm))
+    return found
+
+
+def describe_holders(holders):
+    """"fio (pid 12), qemu-system-x86 (pid 34)" for [(pid, command name)]."""
+    return ", ".join("%s (pid %d)" % (comm, pid) for pid, comm in holders)
+
+
+def _process_table():
+    """{pid: (parent pid, command name)} of the processes running now."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as handle:
+                text = handle.read()
+        except (IOError, OSError):
+            continue
+        # The command name is in parentheses and may itself hold spaces and parentheses.
+        comm = text[text.index("(") + 1:text.rindex(")")]
+        table[int(entry)] = (int(text[text.rindex(")") + 1:].split()[1]), comm)
+    return table
+
+
+def _descendants(table, root):
+    """``root`` and every process below it in ``table``."""
+    children = {}
+    for pid, (ppid, _comm) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, pending = set(), [root]
+    while pending:
+        pid = pending.pop()
+        if pid not in found:
+            found.add(pid)
+            pending.extend(children.get(pid, []))
+    return found
+
+
+def _devices_open(pid, wanted):
+    """The devnums of ``wanted`` that process ``pid`` holds open or mapped."""
+    found = set()
+    fd_dir = "/proc/%d/fd" % pid
+    try:
+        fds = os.listdir(fd_dir)
+    except OSError:
+        fds = []
+    for fd in fds:
+        try:
+            target = os.readlink(os.path.join(fd_dir, fd))
+        except OSError:
+            continue
+        # Sockets, pipes and anonymous inodes read as "type:[inode]"; only paths can be devices.
+        if target.startswith("/"):
+            found.update(_devnum_of(os.path.join(fd_dir, fd), wanted))
+    try:
+        with open("/proc/%d/maps" % pid) as handle:
+            for line in handle:
+                fields = line.split(None, 5)
+                if len(fields) == 6 and fields[5].startswith("/dev/"):
+                    found.update(_devnum_of(fields[5].rstrip("\n"), wanted))
+    except (IOError, OSError):
+        pass
+    return found
+
+
+def _devnum_of(path, wanted):
+    """[devnum] when ``path`` is one of the block devices ``wanted``, else []."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    devnum = "%d:%d" % (os.major(st.st_rdev), os.minor(st.st_rdev))
+    return [devnum] if stat.S_ISBLK(st.st_mode) and devnum in wanted else []

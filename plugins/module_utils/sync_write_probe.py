@@ -51,6 +51,7 @@ def judge(run_command, names, overwrite, settings, journal, cache, check_mode, w
         keys = _from_cache(probe, outcomes, settings, cache, now)
         probe = [d for d in probe if d["name"] not in outcomes]
     _check_regions(probe, outcomes, settings, overwrite | planned)
+    _check_open(probe, outcomes)
 
     prober = Prober(run_command, settings, journal)
     if check_mode:
@@ -171,6 +172,18 @@ def _check_regions(probe, outcomes, settings, overwrite):
             probe.remove(disk)
         else:
             disk["region_nonzero_mib"] = len(nonzero or [])
+
+
+def _check_open(probe, outcomes):
+    """Refuse, into ``outcomes`` and out of ``probe``, each disk a process opened since the
+    inventory: the last check before the write cache is switched and fio starts."""
+    for disk in list(probe):
+        holders = blockdev.open_now(disk)
+        if holders:
+            outcomes[disk["name"]] = refused_result(disk["path"], [
+                "open check: %s since the inventory" % (blockdev.REASON_OPEN % processes.describe_holders(holders))],
+                disk)
+            probe.remove(disk)
 
 
 def _store(cache, measured, keys, now, warn):

@@ -42,6 +42,7 @@ extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - cephops.osd_tuning.attributes
   - cephops.osd_tuning.overprovision
+  - cephops.osd_tuning.content_check
   - cephops.osd_tuning.overprovision.hpa
 options:
   erase:

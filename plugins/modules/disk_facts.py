@@ -285,6 +285,18 @@ disks:
     locked:
       description: An exclusive open fails with EBUSY (something holds the disk).
       type: bool
+    open_by:
+      description:
+        - The other processes that hold the disk or one of its partitions open, through a file
+          descriptor or a memory mapping, read or write (from C(/proc/PID/fd) and
+          C(/proc/PID/maps)); any makes the disk unavailable, and no C(overwrite_data) of a
+          module that writes lifts that. Not counted are udev's workers, which open a disk for a
+          moment after each change, and the module's own processes.
+        - Each as C(pid), C(command) (its name in C(/proc/PID/comm)) and C(device) (the
+          kernel name of the disk or partition it holds).
+      type: list
+      elements: dict
+      sample: [{pid: 4242, command: qemu-system-x86, device: sdb}]
     ceph_disk_partitions:
       description: Partitions whose GPT name starts with C(ceph) (left by ceph-disk).
       type: list

@@ -36,6 +36,7 @@ author:
 extends_documentation_fragment:
   - ansible.builtin.action_common_attributes
   - cephops.osd_tuning.attributes.no_diff
+  - cephops.osd_tuning.content_check
 options:
   filesystems:
     description:
@@ -162,7 +163,9 @@ def check(module):
         module.fail_json(msg="cannot read %s: %s" % (module.params["fstab"], exc))
     with open("/proc/self/mountinfo") as handle:
         live = mountinfo.live_index(handle.read())
-    snapshot = blockdev.take_snapshot(module.run_command, names, include_loop=True, include_virtual=True)
+    snapshot = blockdev.take_snapshot(module.run_command, names, include_loop=True, include_virtual=True,
+                                      whole_disk_write=True,
+                                      accept_sampled=module.params["accept_sampled_content_check"])
     disks = dict((disk["name"], disk) for disk in blockdev.build_disks(snapshot))
     found, refusals, warnings = [], [], []
     for spec, name in zip(specs, names):
@@ -193,6 +196,7 @@ def main():
                 overwrite_data=dict(type="bool", default=False),
             )),
             fstab=dict(type="path", default="/etc/fstab"),
+            accept_sampled_content_check=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )

@@ -30,6 +30,9 @@ description:
   - Read-only. fio runs with C(--readonly), which makes it refuse any write, so disks that
     hold data can be measured too. max_sectors_kb is changed for the time of the
     measurement only and always set back, also when fio fails or the module is interrupted.
+  - A disk that another process holds open (see the C(disk_facts) module's C(open_by)) is
+    refused before any value is changed, as the temporary max_sectors_kb would apply to that
+    process's I/O and its I/O to the figures; the module fails naming the process.
   - Used by the C(max_sectors_kb) role for its measurement mode and for the before/after
     figure of the disks it changes.
 author:
@@ -211,6 +214,11 @@ def main():
         module.exit_json(changed=False, results=[results[n] for n in sorted(results)], models={}, choices=[],
                          commands=[command()] * rounds)
 
+    held = ["%s (%s)" % (d["path"], processes.describe_holders(holders))
+            for d, holders in ((d, blockdev.open_now(d)) for d in disks) if holders]
+    if held:
+        module.fail_json(msg="refused by the open check: another process holds %s open; no max_sectors_kb was "
+                         "changed" % ", ".join(held), changed=False)
     runs = dict((name, []) for name in results)
     processes.trap_termination()
     try:

@@ -81,13 +81,14 @@ def write_random(disk, offset, length):
         os.close(fd)
 
 
-def data_reason(regions):
+def data_reason(regions, writers=False):
     """The reason for data in ``regions`` (offset, length), counted the way the documented
-    sample layout sees an 8 GiB disk."""
-    seen = [c for c in blankness.sample_chunks(DISK_BYTES)
-            if any(c * MIB < start + length and (c + 1) * MIB > start for start, length in regions)]
+    layout sees an 8 GiB disk: the inventory's sample, or the whole-disk writers' check."""
+    layout = blankness.sample_chunks(DISK_BYTES, blankness.WRITER_EDGE_MIB, blankness.writer_stride(DISK_BYTES)) \
+        if writers else blankness.sample_chunks(DISK_BYTES)
+    seen = [c for c in layout if any(c * MIB < start + length and (c + 1) * MIB > start for start, length in regions)]
     assert seen, "the data must be where the sample looks"
-    return "Has data without a signature (%d of 64 sampled MiB not zero)" % len(seen)
+    return "Has data without a signature (%d of %d sampled MiB not zero)" % (len(seen), len(layout))
 
 
 # Longer than the gap between two samples (8 GiB / 57), so the sample sees it wherever it lies.
@@ -116,12 +117,20 @@ def make_dm_crypt_stand_in(disk):
     write_random(disk, 0, 2 * GIB)
 
 
+# Where the kinds with data alone (no signature) hold it.
+DATA_REGIONS = {"data_mid_disk": [(DISK_BYTES // 2, DATA_RUN)], "osd_zapped": [(10 * MIB, DATA_RUN)]}
 HIDDEN_DATA = [
-    ("data_mid_disk", make_data_mid_disk, [data_reason([(DISK_BYTES // 2, DATA_RUN)])]),
-    ("osd_zapped", make_zapped_osd, [data_reason([(10 * MIB, DATA_RUN)])]),
+    ("data_mid_disk", make_data_mid_disk, [data_reason(DATA_REGIONS["data_mid_disk"])]),
+    ("osd_zapped", make_zapped_osd, [data_reason(DATA_REGIONS["osd_zapped"])]),
     ("osd_zapped_with_label_copy", lambda disk: make_zapped_osd(disk, label_copy=True),
      ["Has BlueStore device label at offset %d" % GIB]),
 ]
+
+
+def writers_reasons(kind, reasons):
+    """A kind's reasons as the whole-disk writers give them: their check counts more MiB of
+    the same data."""
+    return [data_reason(DATA_REGIONS[kind], writers=True)] if kind in DATA_REGIONS else reasons
 
 
 def make_mbr_ext4_wiped(disk):
@@ -295,7 +304,8 @@ def test_a_blank_disk_costs_the_sample_and_no_process(loop_disks):
     assert [argv[0] for argv in calls] == ["wipefs"]
     assert found["available"] is True
     assert found["content"] == dict(sampled_mib=64, nonzero_mib=0, nonzero_offsets=[], partition_entries=[],
-                                    signatures=[], probed_offsets=[], errors=[])
+                                    signatures=[], probed_offsets=[], errors=[], fully_checked=None,
+                                    largest_missable_mib=143)
 
 
 def test_a_disk_refused_for_another_reason_is_not_read(loop_disks):

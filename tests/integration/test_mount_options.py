@@ -15,7 +15,7 @@ import pytest
 
 from modulerun import ansible_module, json_env
 from loopdisk import run
-from test_disk_facts import HIDDEN_DATA, make_data_mid_disk, make_mbr_ext4_wiped
+from test_disk_facts import make_data_mid_disk, make_mbr_ext4_wiped, writers_reasons
 
 FSTAB_HEAD = "# static file system information\n#\n"
 
@@ -233,10 +233,10 @@ class Role:
         self.playbook = host.tmp / "play.yml"
         self.playbook.write_text(ROLE_PLAY)
 
-    def play(self, filesystems, check=False, mounts=(), diff=False):
+    def play(self, filesystems, check=False, mounts=(), diff=False, **extra):
         extra_vars = dict(mount_options_new_filesystems=filesystems, mount_options_mounts=list(mounts),
                           mount_options_ceph_dir=str(self.host.ceph_dir), mount_options_fstab=str(self.host.fstab),
-                          mount_options_record_dir=str(self.host.tmp))
+                          mount_options_record_dir=str(self.host.tmp), **extra)
         argv = self.host.ns + ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                                "--extra-vars", json.dumps(extra_vars), str(self.playbook)]
         proc = subprocess.run(argv + (["--check"] if check else []) + (["--diff"] if diff else []),
@@ -321,7 +321,7 @@ def test_role_refuses_data_without_a_signature_naming_the_check(role, host):
     old = host.write_fstab(FSTAB_HEAD)
     refused = role.play([{"device": disk.path, "mountpoint": str(host.tmp / "x")}])
     assert refused.failures == ["%s: refused to create a filesystem, the disk is not blank: %s"
-                                % (disk.path, dict((k, r) for k, _p, r in HIDDEN_DATA)["data_mid_disk"][0])]
+                                % (disk.path, writers_reasons("data_mid_disk", None)[0])]
     assert disk.checksum() == before and host.fstab.read_bytes() == old
 
 

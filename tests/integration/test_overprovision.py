@@ -11,7 +11,7 @@ import pytest
 
 from modulerun import ansible_module, json_env, run_playbook
 from loopdisk import run
-from test_disk_facts import NON_BLANK, make_data_mid_disk, make_xfs
+from test_disk_facts import NON_BLANK, make_data_mid_disk, make_xfs, writers_reasons
 
 MIB = 1024 * 1024
 GPT_BACKUP_BYTES = 33 * 512  # backup GPT entries and header at the very end of the disk
@@ -147,11 +147,11 @@ def test_rollback_refuses_a_partition_in_use(loop_disks, role):
 def test_old_data_is_refused_unless_the_entry_allows_overwriting_it(loop_disks, role):
     disk = loop_disks()
     make_data_mid_disk(disk)
-    reason = facts(disk)["reject_reasons"][0]
-    assert reason.startswith("Has data without a signature (")
+    assert facts(disk)["reject_reasons"][0].startswith("Has data without a signature (")
     before = disk.checksum()
     stats, failures = role.play([{"device": disk.path, "method": "partition"}])
-    assert failures == ["%s: refused, the disk is not blank: %s" % (disk.path, reason)]
+    assert failures == ["%s: refused, the disk is not blank: %s"
+                        % (disk.path, writers_reasons("data_mid_disk", None)[0])]
     assert disk.checksum() == before
     assert not role.record_file.exists()
 

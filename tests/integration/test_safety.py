@@ -6,22 +6,25 @@ documented fallback, the cleanup); the disks the case touches are checksummed be
 after. The run ends with a summary (cases, cases with the expected outcome, disks whose data
 changed), printed by conftest."""
 
+import contextlib
 import json
 import os
 import re
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import probe_region
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness, probe_region
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS
 
 from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of, stopped_mid_fio
-from loopdisk import attach, detach, run
+from loopdisk import GIB, attach, detach, run
 from modulerun import ansible_module, ansible_module_cases
-from test_disk_facts import HIDDEN_DATA, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs
+from test_disk_facts import (HIDDEN_DATA, MIB, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs,
+                             write_random, writers_reasons)
 from test_disk_gate import Gate
 from test_mount_options import Host, Role as MountRole, mountinfo, uuid_of
 from test_overprovision import Role
@@ -192,12 +195,12 @@ for _kind, _prepare, _reasons in NON_BLANK + HIDDEN_KINDS:
         (_kind, "sync_write_probe", lambda z, k=_kind: dict(devices=[z.kinds[k][0].path], runtime=1, **EASY),
          refusal, _reasons[0]),
         (_kind, "ata_hpa", lambda z, k=_kind: dict(disks=[dict(device=z.kinds[k][0].path, reserve_percent=10)], erase=True),
-         failure, _reasons[0]),
+         failure, writers_reasons(_kind, _reasons)[0]),
         (_kind, "mkfs_check", lambda z, k=_kind: dict(
             fstab=os.devnull, filesystems=[dict(device=z.kinds[k][0].path, mountpoint="/mnt/x")]),
-         failure, _reasons[0]),
+         failure, writers_reasons(_kind, _reasons)[0]),
         (_kind, "overprovision_partition", lambda z, k=_kind: overprovision(z.kinds[k][0].path), failure,
-         "refused, the disk is not blank: " + _reasons[0]),
+         "refused, the disk is not blank: " + writers_reasons(_kind, _reasons)[0]),
     ]
 
 # overwrite_data lifts the content checks' reasons alone; a signature still refuses.
@@ -264,7 +267,7 @@ def test_overprovision_refuses_content_the_inventory_finds(zoo, tmp_path, kind, 
     role = Role(tmp_path)
     disk = zoo.kinds[kind][0]
     check_case(zoo.disks(), kind, "overprovision (role)", role_failures,
-               "%s: refused, the disk is not blank: %s" % (disk.path, ", ".join(reasons)),
+               "%s: refused, the disk is not blank: %s" % (disk.path, ", ".join(writers_reasons(kind, reasons))),
                lambda: role.play([{"device": disk.path, "method": "partition"}]))
 
 
@@ -597,3 +600,120 @@ def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_d
 
     check_case([disk], "async timeout SIGKILL mid-probe", "disk_gate (role)", judge,
                "next run: restored, suitable, region zeroed", kill_then_gate_again)
+
+
+# --------------------------------------------------------------------------- the whole-disk paths
+
+# A process that holds a disk as a virtual machine holds its raw disk: no mount, holder or
+# signature. It rewrites the same block, so the disk's bytes stay what they were before the case.
+HOLDER = r"""
+import ctypes, mmap, os, sys, time
+path, mode, offset = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ctypes.CDLL(None).prctl(15, b"cephops-holder", 0, 0, 0)  # PR_SET_NAME: the name the refusal shows
+fd = os.open(path, os.O_RDWR if mode == "write" else os.O_RDONLY)
+if mode == "mmap":  # held through the mapping alone
+    mapping = mmap.mmap(fd, 4096, prot=mmap.PROT_READ)
+    os.close(fd)
+block = bytes(range(256)) * 16
+print("ready", flush=True)
+while True:
+    if mode == "write":
+        os.pwrite(fd, block, offset)
+        os.fsync(fd)
+    time.sleep(0.2)
+"""
+
+
+@contextlib.contextmanager
+def held(path, mode="write", offset=0):
+    """A process holding ``path`` open (``write``: writing one block at ``offset`` again and
+    again; ``read``; ``mmap``: mapped, its descriptor closed) for the time of the block."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, path, mode, str(offset)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        time.sleep(0.5)  # the first write is on the disk before the case's checksum
+        yield holder.pid
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def held_reason(pid, device=None):
+    return "open by another process: cephops-holder (pid %d%s)" % (pid, ", on " + device if device else "")
+
+
+def overprovision_role(tmp_path):
+    """The overprovision role's playbook and records apart from the mount_options role's."""
+    (tmp_path / "overprovision").mkdir()
+    return Role(tmp_path / "overprovision")
+
+
+def facts_reasons(disk):
+    found = ansible_module("disk_facts", dict(devices=[disk.path], include_loop=True))
+    assert not found.get("failed"), found.get("msg")
+    return "; ".join(found["disks"][0]["reject_reasons"])
+
+
+# Data only the writers' check reads: 32 MiB ending 4 MiB before the end (past the inventory's
+# last middle sample, short of its tail), and 16 MiB between two middle samples of the inventory.
+def data_near_the_end(disk):
+    write_random(disk, disk.size - 36 * MIB, 32 * MIB)
+
+
+def data_between_samples(disk):
+    sampled = set(blankness.sample_chunks(disk.size))
+    start = next(c for c in range(2000, 8000) if not sampled & set(range(c, c + 16)))
+    write_random(disk, start * MIB, 16 * MIB)
+
+
+@pytest.mark.parametrize("mode,offset", [("write", 4 * GIB), ("write", REGION[0] + MIB), ("read", 0), ("mmap", 0)],
+                         ids=["writing outside the probe region", "writing inside the probe region", "reading",
+                              "mapped"])
+def test_a_disk_another_process_holds_is_refused_on_every_path(loop_disks, mount_ns, tmp_path, mode, offset):
+    disk = loop_disks()
+    role, gate, partition_role = MountRole(Host(loop_disks, mount_ns, tmp_path)), Gate(tmp_path), overprovision_role(tmp_path)
+    role.host.write_fstab("")
+    with held(disk.path, mode, offset) as pid:
+        reason = held_reason(pid)
+        case = "held open (%s)" % mode + (" at %d MiB" % (offset // MIB) if mode == "write" else "")
+        check_case([disk], case, "disk_facts", lambda shown: shown, reason, lambda: facts_reasons(disk))
+        check_case([disk], case, "mount_options (role)", lambda run: "; ".join(run.failures), reason,
+                   lambda: role.play([dict(device=disk.path, mountpoint=str(tmp_path / "osd"))]))
+        check_case([disk], case, "overprovision (role)", role_failures, reason,
+                   lambda: partition_role.play([{"device": disk.path, "method": "partition"}]))
+        check_case([disk], case, "disk_gate (role)", lambda run: "; ".join(run.disk(disk.path)["reasons"]), reason,
+                   lambda: gate.play([disk]))
+
+
+def test_a_process_holding_a_partition_is_named(loop_disks):
+    disk = loop_disks()
+    make_gpt_partitions(disk)
+    with held("%sp1" % disk.path, "read") as pid:
+        check_case([disk], "partition held open", "disk_facts", lambda shown: shown,
+                   held_reason(pid, "%sp1" % disk.name), lambda: facts_reasons(disk))
+
+
+@pytest.mark.parametrize("make", [data_near_the_end, data_between_samples], ids=["near the end", "between samples"])
+def test_data_the_inventory_sample_misses_stops_every_whole_disk_writer(loop_disks, mount_ns, tmp_path, make):
+    disk = loop_disks()
+    make(disk)
+    assert facts_reasons(disk) == "", "the inventory's sample must miss this data for the case to mean anything"
+    role, partition_role = MountRole(Host(loop_disks, mount_ns, tmp_path)), overprovision_role(tmp_path)
+    role.host.write_fstab("")
+    case = "data only %s" % make.__name__.replace("data_", "").replace("_", " ")
+    check_case([disk], case, "mount_options (role)", lambda run: "; ".join(run.failures), "Has data without a signature",
+               lambda: role.play([dict(device=disk.path, mountpoint=str(tmp_path / "osd"))]))
+    check_case([disk], case, "overprovision (role)", role_failures, "Has data without a signature",
+               lambda: partition_role.play([{"device": disk.path, "method": "partition"}]))
+
+
+def test_a_large_rotational_disk_is_not_fully_checked_unless_the_sample_is_accepted(loop_disks, mount_ns, tmp_path):
+    disk = loop_disks(size_gib=300)
+    assert open("/sys/block/%s/queue/rotational" % disk.name).read().strip() == "1"
+    role = MountRole(Host(loop_disks, mount_ns, tmp_path))
+    role.host.write_fstab("")
+    filesystems = [dict(device=disk.path, mountpoint=str(tmp_path / "osd"))]
+    check_case([disk], "large rotational disk", "mount_options (role)", lambda run: "; ".join(run.failures),
+               "content not fully checked", lambda: role.play(filesystems))
+    accepted = role.play(filesystems, check=True, mount_options_accept_sampled_content_check=True)
+    assert accepted.failures == [] and "Make the new XFS filesystems" in accepted.changed

@@ -84,6 +84,56 @@ def test_small_disks_are_clipped_and_counted_once(size, expected):
     assert blankness.sample_chunks(size) == expected
 
 
+TIB = 1024 * GIB
+
+
+@pytest.mark.parametrize("size,stride,missable", [
+    (8 * GIB, 16, 15),
+    (256 * GIB, 16, 15),
+    (1 * TIB, 64, 63),
+    (4 * TIB, 256, 255),
+    (16 * TIB, 1024, 1023),
+])
+def test_the_writers_check_reads_the_edges_whole_and_bounds_what_it_can_miss(size, stride, missable):
+    """The largest run the writers' check misses is the number docs/safety.md gives per size."""
+    assert blankness.writer_stride(size) == stride
+    chunks = blankness.sample_chunks(size, blankness.WRITER_EDGE_MIB, stride)
+    total = size // MIB
+    assert chunks[:64] == list(range(64)) and chunks[-64:] == list(range(total - 64, total))
+    assert len(chunks) <= 128 + blankness.WRITER_SAMPLES
+    assert blankness.largest_missable_mib(size, blankness.WRITER_EDGE_MIB, stride) == missable
+    # Any run of missable + 1 MiB, wherever it starts, holds a sampled MiB.
+    sampled = set(chunks)
+    assert all(any(c in sampled for c in range(start, start + missable + 1)) for start in range(0, 3 * stride))
+    assert all(any(c in sampled for c in range(start, start + missable + 1))
+               for start in range(total - 64 - 3 * stride, total - missable))
+
+
+def test_a_large_rotational_disk_gets_the_sample_and_is_not_fully_checked():
+    assert blankness.writer_check(blankness.ROTATIONAL_FULL_CHECK_MAX_BYTES, True) == (16, True)
+    assert blankness.writer_check(blankness.ROTATIONAL_FULL_CHECK_MAX_BYTES + MIB, True) == (None, False)
+    assert blankness.writer_check(16 * TIB, False) == (1024, True)
+    # The sample between full edges: 64 MiB at either end, 56 between.
+    assert len(blankness.sample_chunks(4 * TIB, blankness.WRITER_EDGE_MIB)) == 128 + 56
+
+
+def test_the_writers_check_finds_data_the_inventory_misses(tmp_path):
+    """32 MiB of data just before the last 4 MiB, and 16 MiB between two samples of the middle."""
+    path, size = str(tmp_path / "disk.img"), 8 * GIB
+    inventory = set(blankness.sample_chunks(size))
+    middle = next(c for c in range(2000, 8000) if not inventory & set(range(c, c + 16)))
+    with open(path, "wb") as handle:
+        handle.truncate(size)
+        for start, length in ((size - 36 * MIB, 32 * MIB), (middle * MIB, 16 * MIB)):
+            handle.seek(start)
+            handle.write(b"\x5a" * length)
+    disk = [(path, size, 512, True)]
+    assert blankness.read_contents(Blkid(), disk)[path]["nonzero_mib"] == 0
+    full = blankness.read_contents(Blkid(), disk, whole_disk_write=True)[path]
+    assert full["fully_checked"] is True and full["largest_missable_mib"] == 15
+    assert full["nonzero_mib"] == 32 + 1 and middle * MIB <= full["nonzero_offsets"][0] < (middle + 16) * MIB
+
+
 # --------------------------------------------------------------------------- MBR entries
 
 def test_mbr_entries_are_found_without_the_magic():
@@ -228,17 +278,17 @@ def image(tmp_path, size, writes=()):
 def test_a_blank_disk_costs_no_process(tmp_path):
     path = image(tmp_path, 8 * GIB)
     blkid = Blkid()
-    content = blankness.read_contents(blkid, [(path, 8 * GIB, 512)])[path]
+    content = blankness.read_contents(blkid, [(path, 8 * GIB, 512, False)])[path]
     assert blkid.calls == []
     assert content == dict(sampled_mib=64, nonzero_mib=0, nonzero_offsets=[], partition_entries=[],
-                           signatures=[], probed_offsets=[], errors=[])
+                           signatures=[], probed_offsets=[], errors=[], fully_checked=None, largest_missable_mib=143)
 
 
 def test_data_in_the_middle_is_counted_and_located(tmp_path):
     size = 8 * GIB
     # A byte in each MiB of a 200 MiB region, more than the spacing of the samples.
     path = image(tmp_path, size, [(4 * GIB + 300 * MIB + n * MIB + 777, b"\x01") for n in range(200)])
-    content = blankness.read_contents(Blkid(), [(path, size, 512)])[path]
+    content = blankness.read_contents(Blkid(), [(path, size, 512, False)])[path]
     seen = [c * MIB for c in blankness.sample_chunks(size) if 4 * GIB + 299 * MIB < c * MIB < 4 * GIB + 500 * MIB]
     assert seen and content["nonzero_offsets"] == seen
     assert content["nonzero_mib"] == len(seen)
@@ -249,7 +299,7 @@ def test_leftover_mbr_leads_blkid_to_the_partition(tmp_path):
     path = image(tmp_path, size, [(0, mbr((0x00, 0x83, 2048, 1048576), magic=False)),
                                   (MIB + 1024, b"ext4 superblock stand-in")])
     blkid = Blkid({MIB: "DEVNAME=x\nUUID=1234\nTYPE=ext4\nUSAGE=filesystem\n"})
-    content = blankness.read_contents(blkid, [(path, size, 512)])[path]
+    content = blankness.read_contents(blkid, [(path, size, 512, False)])[path]
     assert content["partition_entries"] == [dict(offset=MIB, size=512 * MIB, source="MBR")]
     # Only where something was written: sector 63 and 2 MiB read as zeros, 1 GiB too.
     assert blkid.calls == [["blkid", "--probe", "--offset", str(MIB), "--size", str(512 * MIB),
@@ -262,7 +312,7 @@ def test_bluestore_label_copies_are_looked_at(tmp_path):
     size = 16 * GIB
     path = image(tmp_path, size, [(10 * GIB, b"bluestore block device\n")])
     blkid = Blkid({10 * GIB: "TYPE=ceph_bluestore\nUSAGE=other\n"})
-    content = blankness.read_contents(blkid, [(path, size, 512)])[path]
+    content = blankness.read_contents(blkid, [(path, size, 512, False)])[path]
     assert content["probed_offsets"] == [10 * GIB]
     assert content["signatures"][0]["type"] == "ceph_bluestore"
 
@@ -270,13 +320,13 @@ def test_bluestore_label_copies_are_looked_at(tmp_path):
 def test_blkid_failures_are_kept(tmp_path):
     size = 8 * GIB
     path = image(tmp_path, size, [(MIB, b"\x01")])
-    content = blankness.read_contents(lambda argv: (4, "", "blkid: bad usage\n"), [(path, size, 512)])[path]
+    content = blankness.read_contents(lambda argv: (4, "", "blkid: bad usage\n"), [(path, size, 512, False)])[path]
     assert content["errors"] == [dict(offset=MIB, error="blkid: bad usage")]
 
 
 def test_an_unreadable_disk_is_an_error_not_blank(tmp_path):
     missing = str(tmp_path / "missing")
-    content = blankness.read_contents(Blkid(), [(missing, 8 * GIB, 512)])[missing]
+    content = blankness.read_contents(Blkid(), [(missing, 8 * GIB, 512, False)])[missing]
     assert content["errors"][0]["offset"] is None
     assert content["errors"][0]["error"].startswith("cannot open %s" % missing)
 
@@ -289,8 +339,8 @@ def test_disks_are_read_in_parallel_and_each_keeps_its_own_result(tmp_path):
             handle.truncate(256 * MIB)
             handle.seek(number * MIB)
             handle.write(b"\x01")
-        disks.append((path, 256 * MIB, 512))
+        disks.append((path, 256 * MIB, 512, False))
     contents = blankness.read_contents(Blkid(), disks)
-    for number, (path, _size, _sector) in enumerate(disks):
+    for number, (path, _size, _sector, _rotational) in enumerate(disks):
         first = contents[path]["nonzero_offsets"]
         assert first == ([number * MIB] if number * MIB in [c * MIB for c in blankness.sample_chunks(256 * MIB)] else [])

@@ -88,7 +88,9 @@ class Module:
     """What overprovision.run needs of AnsibleModule."""
 
     def __init__(self, check_mode=False, **params):
-        self.params = dict(dict(disks=[], reserve_percent=20.0, erase=True, record=None, restore=False), **params)
+        defaults = dict(disks=[], reserve_percent=20.0, erase=True, record=None, restore=False,
+                        accept_sampled_content_check=False)
+        self.params = dict(defaults, **params)
         self.check_mode = check_mode
         self.run_command_environ_update = {}
 
@@ -155,10 +157,11 @@ def disks(monkeypatch):
     monkeypatch.setattr(overprovision, "find_disks", lambda entries: [os.path.basename(e["device"]) for e in entries])
     monkeypatch.setattr(overprovision, "_listdir", lambda path: names)
     monkeypatch.setattr(blockdev, "identity_key", lambda name: "serial:" + name.upper())
-    monkeypatch.setattr(blockdev, "take_snapshot", lambda run, names, include_loop: dict(
+    monkeypatch.setattr(blockdev, "take_snapshot", lambda run, names, **_options: dict(
         blocks=dict((n, {}) for n in names)))
     monkeypatch.setattr(blockdev, "build_disks", lambda snapshot, min_size_bytes: [
-        dict(name=n, path="/dev/" + n, serial=n.upper(), wwn=None) for n in sorted(snapshot["blocks"])])
+        dict(name=n, path="/dev/" + n, devnum="259:9999", partitions=[], serial=n.upper(), wwn=None)
+        for n in sorted(snapshot["blocks"])])
     return lambda *names: [dict(entry(device="/dev/" + n), reserve_percent=None) for n in names]
 
 
@@ -200,6 +203,18 @@ def test_a_failure_keeps_the_record_of_the_disks_changed_before_it(disks, tmp_pa
     assert method.applied == ["sda"]
     assert [(d["device"], d["changed"], d["done"]) for d in result["disks"]] == [
         ("/dev/sda", True, True), ("/dev/sdb", False, False), ("/dev/sdc", False, False)]
+    assert sorted(json.loads(record.read_text())["disks"]) == ["serial:SDA"]
+
+
+def test_a_disk_opened_since_the_inventory_is_refused_right_before_its_write(disks, tmp_path, monkeypatch):
+    """The open check runs again per disk just before its first write: a process that opened sdb
+    after the inventory stops the run there, with sda (done before) kept in the record."""
+    monkeypatch.setattr(blockdev, "open_now", lambda disk: [(4242, "qemu-system-x86")] if disk["name"] == "sdb" else [])
+    method, record = Method(), tmp_path / "record.json"
+    result = run(Module(disks=disks("sda", "sdb", "sdc"), record=str(record)), method)
+    assert result["failed"] is True and method.applied == ["sda"]
+    assert result["msg"] == ("/dev/sdb: refused by the open check: open by another process: qemu-system-x86 "
+                             "(pid 4242) since the inventory; nothing was written to it")
     assert sorted(json.loads(record.read_text())["disks"]) == ["serial:SDA"]
 
 

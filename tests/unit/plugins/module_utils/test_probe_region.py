@@ -59,7 +59,7 @@ def test_a_region_past_the_end_is_an_error_not_a_zero_region(disk_file):
         probe_region.nonzero_mib(disk_file, (12 * MIB, 8 * MIB))
 
 
-DISK = {"name": "sdb", "path": "/dev/sdb", "model": "M", "serial": "S1", "wwn": None, "size_bytes": 16 * MIB}
+DISK = {"name": "sdb", "path": "/dev/sdb", "devnum": "259:999", "model": "M", "serial": "S1", "wwn": None, "size_bytes": 16 * MIB}
 
 
 def test_journal_identity_is_stable_only_with_a_wwn_serial_or_backing_file():

@@ -1,8 +1,9 @@
 """processes: probes side by side, stopped with SIGINT, killed on timeout or on an exception,
-and tied to the life of the module."""
+tied to the life of the module; and the processes that hold a disk open."""
 
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -81,3 +82,33 @@ def test_a_termination_signal_becomes_an_exception_and_later_ones_are_ignored():
         for signum, handler in saved.items():
             signal.signal(signum, handler)
     assert caught.value.signum == signal.SIGTERM and str(caught.value) == "interrupted by signal 15"
+
+
+def test_holders_leave_out_this_process_its_children_and_udev_workers(monkeypatch):
+    me = os.getpid()
+    table = {me: (1, "python3"), 9001: (me, "fio"), 9002: (9001, "blkid"), 9003: (1, "(udev-worker)"),
+             9004: (1, "systemd-udevd"), 9005: (1, "qemu-system-x86"), 9006: (9005, "qemu-helper")}
+    monkeypatch.setattr(processes, "_process_table", lambda: table)
+    monkeypatch.setattr(processes, "_devices_open", lambda pid, wanted: {"8:16"} & wanted)
+    assert processes.holding(["8:16", "8:32"], settle=0) == {
+        "8:16": [(9005, "qemu-system-x86"), (9006, "qemu-helper")], "8:32": []}
+
+
+def test_a_process_that_let_go_within_the_settle_time_does_not_hold(monkeypatch):
+    looks = iter([{1: (0, "init"), 9005: (1, "qemu-system-x86"), 9007: (1, "smartctl")},
+                  {1: (0, "init"), 9005: (1, "qemu-system-x86")}])
+    monkeypatch.setattr(processes, "_process_table", lambda: next(looks))
+    monkeypatch.setattr(processes, "_devices_open", lambda pid, wanted: {"8:16"} if pid != 1 else set())
+    assert processes.holding(["8:16"], settle=0.01) == {"8:16": [(9005, "qemu-system-x86")]}
+    assert processes.describe_holders([(9005, "qemu-system-x86")]) == "qemu-system-x86 (pid 9005)"
+
+
+def test_the_process_table_reads_names_with_spaces_and_parentheses():
+    child = subprocess.Popen(python("import ctypes, time; ctypes.CDLL(None).prctl(15, b'a (b) c', 0, 0, 0); "
+                                    "print(1, flush=True); time.sleep(30)"), stdout=subprocess.PIPE)
+    try:
+        child.stdout.readline()
+        assert processes._process_table()[child.pid] == (os.getpid(), "a (b) c")
+    finally:
+        child.kill()
+        child.wait()

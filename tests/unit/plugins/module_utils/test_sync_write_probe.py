@@ -234,3 +234,14 @@ def test_check_mode_says_it_would_switch_the_cache(fixture_text):
     planned = probe_utils.planned_result(dict(nvme, region_nonzero_mib=0), DISABLED, ["fio"], absent)
     assert planned["reasons"][-1] == ("check mode: the drive reports no volatile write cache (NVMe vwc 0): would "
                                       "measure it as it is, nothing to switch")
+
+
+def test_a_disk_opened_since_the_inventory_is_refused_before_the_probe_writes(snapshot, monkeypatch):
+    disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot("host_loop_zoo")))
+    names = sorted(disks)[:2]
+    monkeypatch.setattr(blockdev, "open_now", lambda disk: [(4242, "postgres")] if disk["name"] == names[0] else [])
+    probe, outcomes = [disks[n] for n in names], {}
+    probe_utils._check_open(probe, outcomes)
+    assert probe == [disks[names[1]]] and list(outcomes) == [names[0]]
+    assert outcomes[names[0]]["verdict"] == "refused"
+    assert outcomes[names[0]]["reasons"] == ["open check: open by another process: postgres (pid 4242) since the inventory"]
