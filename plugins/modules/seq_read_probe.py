@@ -214,11 +214,11 @@ def main():
         module.exit_json(changed=False, results=[results[n] for n in sorted(results)], models={}, choices=[],
                          commands=[command()] * rounds)
 
-    held = ["%s (%s)" % (d["path"], processes.describe_holders(holders))
+    held = ["%s: %s" % (d["path"], blockdev.REASON_OPEN % processes.describe_holders(holders))
             for d, holders in ((d, blockdev.open_now(d)) for d in disks) if holders]
     if held:
-        module.fail_json(msg="refused by the open check: another process holds %s open; no max_sectors_kb was "
-                         "changed" % ", ".join(held), changed=False)
+        module.fail_json(msg="refused by the open check: %s; no max_sectors_kb was changed" % "; ".join(held),
+                         changed=False)
     runs = dict((name, []) for name in results)
     processes.trap_termination()
     try:

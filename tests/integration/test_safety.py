@@ -723,3 +723,14 @@ def test_a_large_rotational_disk_is_not_fully_checked_unless_the_sample_is_accep
                "content not fully checked", lambda: role.play(filesystems))
     accepted = role.play(filesystems, check=True, mount_options_accept_sampled_content_check=True)
     assert accepted.failures == [] and "Make the new XFS filesystems" in accepted.changed
+
+
+def test_seq_read_probe_changes_nothing_on_a_disk_another_process_holds(loop_disks):
+    disk = loop_disks()
+    before = open("/sys/block/%s/queue/max_sectors_kb" % disk.name).read()
+    with held(disk.path, "read") as pid:
+        check_case([disk], "held open (read)", "seq_read_probe", failure,
+                   "refused by the open check: %s: %s; no max_sectors_kb" % (disk.path, held_reason(pid)),
+                   lambda: ansible_module("seq_read_probe", dict(devices=[disk.path], max_sectors_kb=[64], runtime=1,
+                                                                 repeats=1)))
+    assert open("/sys/block/%s/queue/max_sectors_kb" % disk.name).read() == before
