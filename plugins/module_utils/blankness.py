@@ -118,7 +118,10 @@ def writer_check(size_bytes, rotational):
 def largest_missable_mib(size_bytes, edge_mib=HEAD_MIB, stride_mib=None):
     """The longest run of whole MiB that a check of this layout does not read: data that fits
     in it can escape the check; anything longer cannot."""
-    chunks = sample_chunks(size_bytes, edge_mib, stride_mib)
+    return _largest_gap(sample_chunks(size_bytes, edge_mib, stride_mib))
+
+
+def _largest_gap(chunks):
     return max([b - a - 1 for a, b in zip(chunks, chunks[1:])] + [0])
 
 
@@ -268,7 +271,7 @@ def sample_disk(path, size_bytes, sector_size, edge_mib=HEAD_MIB, stride_mib=Non
     chunks = sample_chunks(size_bytes, edge_mib, stride_mib)
     table_chunks = set().union(*_head_and_tail(size_bytes))
     result = dict(sampled_mib=len(chunks), nonzero_mib=0, nonzero_offsets=[], partition_entries=[],
-                  windows=[], error=None, largest_missable_mib=largest_missable_mib(size_bytes, edge_mib, stride_mib))
+                  windows=[], error=None, largest_missable_mib=_largest_gap(chunks))
     kept, zero = {}, set()
     try:
         reader = direct_io.Reader(path)

@@ -249,22 +249,40 @@ def _find_openers(blocks):
     devices = {}
     for name, block in blocks.items():
         devices[block["attrs"].get("dev")] = (name, name)
-        for part, entry in block["partitions"].items():
-            devices[entry["attrs"].get("dev")] = (name, part)
+        devices.update((entry["attrs"].get("dev"), (name, part)) for part, entry in block["partitions"].items())
+    for name, openers in _openers(devices).items():
+        blocks[name]["open_by"] = openers
+
+
+def open_now(disks):
+    """{kernel name: reason} of the disks (disk records) that another process holds open, the
+    disk or one of its partitions, at this moment: the last check before a write, as a process
+    may have opened a disk since the inventory. One look at /proc for all of them."""
+    devices = {}
+    for disk in disks:
+        devices[disk["devnum"]] = (disk["name"], disk["name"])
+        devices.update((read_value(os.path.join(SYS_CLASS_BLOCK, part, "dev")), (disk["name"], part))
+                       for part in disk["partitions"])
+    return dict((name, open_reason(openers, name)) for name, openers in _openers(devices).items())
+
+
+def _openers(devices):
+    """{disk name: [{pid, command, device}]} of the disks whose devices another process holds;
+    ``devices`` maps "major:minor" to (disk name, the disk's or partition's name)."""
     devices.pop(None, None)
+    found = {}
     for devnum, holders in processes.holding(devices).items():
         name, device = devices[devnum]
-        blocks[name].setdefault("open_by", []).extend(
-            dict(pid=pid, command=comm, device=device) for pid, comm in holders)
+        found.setdefault(name, []).extend(dict(pid=pid, command=comm, device=device) for pid, comm in holders)
+    return dict((name, sorted(openers, key=lambda opener: (opener["pid"], opener["device"])))
+                for name, openers in found.items() if openers)
 
 
-def open_now(disk):
-    """The processes holding ``disk`` (a disk record) or one of its partitions open at this
-    moment, as [(pid, command name)]: the last check before a write, as a process may have
-    opened the disk since the inventory."""
-    devnums = [disk["devnum"]] + [read_value(os.path.join(SYS_CLASS_BLOCK, part, "dev")) for part in disk["partitions"]]
-    found = processes.holding([d for d in devnums if d])
-    return sorted(set(holder for holders in found.values() for holder in holders))
+def open_reason(openers, name):
+    """The reason that refuses disk ``name`` for its ``open_by`` entries."""
+    return REASON_OPEN % ", ".join(
+        "%s (pid %d%s)" % (opener["command"], opener["pid"], "" if opener["device"] == name else ", on " + opener["device"])
+        for opener in openers)
 
 
 def _read_head(path):
@@ -606,7 +624,7 @@ def build_disks(snapshot, min_size_bytes=CEPH_MIN_SIZE_BYTES):
             "bluestore_label": (block.get("head") or "").startswith(BLUESTORE_LABEL.decode()),
             "root_disk": snapshot["root_dev"] in related_devs,
             "locked": bool(block.get("excl_busy")),
-            "open_by": sorted(block.get("open_by", []), key=lambda opener: (opener["pid"], opener["device"])),
+            "open_by": block.get("open_by", []),
             "ceph_disk_partitions": _ceph_disk_partitions(block),
             "probe_errors": ["%s: %s" % (dev, msg) for dev, msg in sorted(snapshot.get("probe_errors", {}).items())
                              if dev == name or dev in block["partitions"]],
@@ -645,10 +663,7 @@ def reject_reasons(disk, min_size_bytes=CEPH_MIN_SIZE_BYTES):
     if disk["locked"]:
         add(REASON_LOCKED)
     if disk["open_by"]:
-        add(REASON_OPEN % ", ".join(
-            "%s (pid %d%s)" % (opener["command"], opener["pid"],
-                               "" if opener["device"] == disk["name"] else ", on " + opener["device"])
-            for opener in disk["open_by"]))
+        add(open_reason(disk["open_by"], disk["name"]))
     if disk["size_bytes"] < min_size_bytes:
         add(REASON_TOO_SMALL if min_size_bytes == CEPH_MIN_SIZE_BYTES
             else "Insufficient space (<%d bytes)" % min_size_bytes)

@@ -43,7 +43,7 @@ __metaclass__ = type
 import os
 import time
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, processes, records
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records
 
 MIB = 1024 * 1024
 SELECTORS = ("serial", "wwn", "device")
@@ -265,10 +265,10 @@ def run(module, method):
     for index, step in enumerate(pending):
         disk, key = step["disk"], step["key"]
         try:
-            holders = blockdev.open_now(disk)
-            if holders:
+            held = blockdev.open_now([disk])
+            if held:
                 raise Failed("%s: refused by the open check: %s since the inventory; nothing was written to it"
-                             % (disk["path"], blockdev.REASON_OPEN % processes.describe_holders(holders)))
+                             % (disk["path"], held[disk["name"]]))
             fields = method.apply(disk, step["state"], step["plan"])
         except Failed as exc:
             step["report"].update(exc.fields, changed=exc.changed)

@@ -180,12 +180,10 @@ def _process_start(pid):
     which tells it from a later one that got the same id; None once it ended, zombie included:
     a killed probe stays a zombie until its parent reaps it, and where no init reaps orphans
     (some containers) that is never."""
-    try:
-        with open("/proc/%d/stat" % pid) as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-        return None if fields[0] in ("Z", "X") else int(fields[19])
-    except (IOError, OSError, IndexError, ValueError):
+    found = processes.read_stat(pid)
+    if not found or found[1][0] in ("Z", "X"):
         return None
+    return int(found[1][19])
 
 
 class Journal:

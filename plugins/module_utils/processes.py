@@ -169,20 +169,25 @@ def describe_holders(holders):
     return ", ".join("%s (pid %d)" % (comm, pid) for pid, comm in holders)
 
 
+def read_stat(pid):
+    """(command name, [the fields after it]) of /proc/PID/stat, from its state on (field 3);
+    None when the process is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            text = handle.read()
+    except (IOError, OSError):
+        return None
+    # The command name is in parentheses and may itself hold spaces and parentheses.
+    return text[text.index("(") + 1:text.rindex(")")], text[text.rindex(")") + 1:].split()
+
+
 def _process_table():
     """{pid: (parent pid, command name)} of the processes running now."""
     table = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % entry) as handle:
-                text = handle.read()
-        except (IOError, OSError):
-            continue
-        # The command name is in parentheses and may itself hold spaces and parentheses.
-        comm = text[text.index("(") + 1:text.rindex(")")]
-        table[int(entry)] = (int(text[text.rindex(")") + 1:].split()[1]), comm)
+        found = read_stat(int(entry)) if entry.isdigit() else None
+        if found:
+            table[int(entry)] = (int(found[1][1]), found[0])
     return table
 
 

@@ -177,13 +177,11 @@ def _check_regions(probe, outcomes, settings, overwrite):
 def _check_open(probe, outcomes):
     """Refuse, into ``outcomes`` and out of ``probe``, each disk a process opened since the
     inventory: the last check before the write cache is switched and fio starts."""
-    for disk in list(probe):
-        holders = blockdev.open_now(disk)
-        if holders:
-            outcomes[disk["name"]] = refused_result(disk["path"], [
-                "open check: %s since the inventory" % (blockdev.REASON_OPEN % processes.describe_holders(holders))],
-                disk)
-            probe.remove(disk)
+    held = blockdev.open_now(probe)
+    for disk in [d for d in probe if d["name"] in held]:
+        outcomes[disk["name"]] = refused_result(disk["path"], ["open check: %s since the inventory" % held[disk["name"]]],
+                                                disk)
+        probe.remove(disk)
 
 
 def _store(cache, measured, keys, now, warn):

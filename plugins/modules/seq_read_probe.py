@@ -214,11 +214,10 @@ def main():
         module.exit_json(changed=False, results=[results[n] for n in sorted(results)], models={}, choices=[],
                          commands=[command()] * rounds)
 
-    held = ["%s: %s" % (d["path"], blockdev.REASON_OPEN % processes.describe_holders(holders))
-            for d, holders in ((d, blockdev.open_now(d)) for d in disks) if holders]
+    held = blockdev.open_now(disks)
     if held:
-        module.fail_json(msg="refused by the open check: %s; no max_sectors_kb was changed" % "; ".join(held),
-                         changed=False)
+        module.fail_json(msg="refused by the open check: %s; no max_sectors_kb was changed" % "; ".join(
+            "%s: %s" % (d["path"], held[d["name"]]) for d in disks if d["name"] in held), changed=False)
     runs = dict((name, []) for name in results)
     processes.trap_termination()
     try:

@@ -209,7 +209,8 @@ def test_a_failure_keeps_the_record_of_the_disks_changed_before_it(disks, tmp_pa
 def test_a_disk_opened_since_the_inventory_is_refused_right_before_its_write(disks, tmp_path, monkeypatch):
     """The open check runs again per disk just before its first write: a process that opened sdb
     after the inventory stops the run there, with sda (done before) kept in the record."""
-    monkeypatch.setattr(blockdev, "open_now", lambda disk: [(4242, "qemu-system-x86")] if disk["name"] == "sdb" else [])
+    monkeypatch.setattr(blockdev, "open_now", lambda disks: dict(
+        (d["name"], blockdev.REASON_OPEN % "qemu-system-x86 (pid 4242)") for d in disks if d["name"] == "sdb"))
     method, record = Method(), tmp_path / "record.json"
     result = run(Module(disks=disks("sda", "sdb", "sdc"), record=str(record)), method)
     assert result["failed"] is True and method.applied == ["sda"]

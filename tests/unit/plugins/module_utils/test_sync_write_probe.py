@@ -239,7 +239,8 @@ def test_check_mode_says_it_would_switch_the_cache(fixture_text):
 def test_a_disk_opened_since_the_inventory_is_refused_before_the_probe_writes(snapshot, monkeypatch):
     disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot("host_loop_zoo")))
     names = sorted(disks)[:2]
-    monkeypatch.setattr(blockdev, "open_now", lambda disk: [(4242, "postgres")] if disk["name"] == names[0] else [])
+    monkeypatch.setattr(blockdev, "open_now", lambda disks: dict(
+        (d["name"], blockdev.REASON_OPEN % "postgres (pid 4242)") for d in disks if d["name"] == names[0]))
     probe, outcomes = [disks[n] for n in names], {}
     probe_utils._check_open(probe, outcomes)
     assert probe == [disks[names[1]]] and list(outcomes) == [names[0]]
