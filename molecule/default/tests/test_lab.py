@@ -34,6 +34,9 @@ ZOO = {
     "CEPHOPS-FS-0001": ("virtio", True, None),
 }
 
+# The throttled SSD's cap on write requests a second (lab/labctl.py, Disk.write_iops).
+SLOW_WRITE_IOPS = 10
+
 # The zoo's one disk with a World Wide Name (the others have none): a rule by WWN can be proven.
 WWN = {"CEPHOPS-OPSSD-0001": "0x5000c0ffee000001"}
 SATA_SPARE = "CEPHOPS-OPSSD-0001"
@@ -143,18 +146,16 @@ def test_zoo_disk(host, serial):
 def test_slow_disk_is_slower_under_fsync(host):
     fast = fsync_write_iops(host, "CEPHOPS-SSD-0001")
     slow = fsync_write_iops(host, "CEPHOPS-SLOW-0001")
-    assert slow < 100, f"throttled disk should manage ~50 IOPS, got {slow:.0f}"
-    assert fast > 3 * slow, f"fast SSD {fast:.0f} IOPS is not clearly faster than slow SSD {slow:.0f}"
-
-
-# The throttled SSD's cap on write requests a second (lab/labctl.py, Disk.write_iops).
-SLOW_WRITE_IOPS = 50
+    # QEMU's throttle lets a few requests past the cap (10.4 seen for 10); the fast SSD, bound by
+    # the emulated CPU, has measured 54 and more on a loaded host.
+    assert slow < 1.2 * SLOW_WRITE_IOPS, f"throttled disk should manage ~{SLOW_WRITE_IOPS} IOPS, got {slow:.0f}"
+    assert fast > 3 * SLOW_WRITE_IOPS, f"fast SSD {fast:.0f} IOPS is not clearly faster than slow SSD {slow:.0f}"
 
 
 @pytest.mark.lab_self
 def test_slow_disk_reads_fast(host):
     # Only writes are throttled, as on a consumer SSD: the probe's region check reads at full speed.
-    # 64 MiB are 512 requests of at most 128 KiB, which the write cap would stretch to 10.2 s; a
+    # 64 MiB are 512 requests of at most 128 KiB, which the write cap would stretch to 51 s; a
     # read in under half that is uncapped however busy the machine, where a fixed 3 s was not.
     disk = whole_disk_by_serial(host, "CEPHOPS-SLOW-0001")
     result = host.check_output(

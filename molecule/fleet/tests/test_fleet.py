@@ -75,7 +75,7 @@ def test_qualify_wrote_one_fleet_report_across_hosts():
 def siblings_qualified(tmp_path_factory):
     """(exit status, report directory) of qualify.yml on both hosts' fast SSD, virtio disk and
     four siblings, one disk at a time (six at once would share a host's one emulated CPU six
-    ways). fleet2's third sibling was slowed to 50 writes a second by side_effect.yml."""
+    ways). fleet2's third sibling was slowed to 10 writes a second by side_effect.yml."""
     reports = tmp_path_factory.mktemp("siblings")
     devices = [FAST, VIRTIO] + ["/dev/disk/by-id/ata-%s_%s" % ("_".join(SIBLING.split()), "CEPHOPS-SIB-%04d" % index)
                                 for index in range(1, 5)]
@@ -124,7 +124,7 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified
     # one is the one flagged on the worse side, fewer sync IOPS or a longer p99 latency. Which
     # figure flags it depends on the spread of the fast ones: emulated disks probed on a busy
     # 2-core machine spread widely (seen: 210-583 sync writes a second), which widens the IOPS
-    # band past the slowed one's 51 (only its p99 was flagged then) and may flag a fast one on
+    # band past a slowed one's 51 (only its p99 was flagged then, when it was capped at 50) and may flag a fast one on
     # the better side. The rule itself is unit-tested on known figures
     # (tests/unit/plugins/plugin_utils/test_fleet_models.py).
     siblings = groups[(SIBLING, SIBLING_FIRMWARE)]
