@@ -336,9 +336,26 @@ for stage in "${STAGES[@]}"; do
   record_stage "$stage" "${PIPESTATUS[0]}" "$((SECONDS - start))"
 done
 
+# failure_lines LOG: the failed tests (also as molecule wraps them), failed molecule steps and
+# the last two failed tasks (earlier ones may have been rescued) of a stage's log.
+failure_lines() {
+  sed -E 's/\x1b\[[0-9;]*m//g; s/^ *(│ ?)?//' "$1" 2>/dev/null | awk '
+    wrapped { sub(/^ +/, ""); print "FAILED " $0; wrapped = 0; next }
+    /^FAILED$/ { wrapped = 1; next }
+    /^(FAILED|ERROR) [^ ]+::/ || /^ERROR .*Executed: Failed/ || /^CRITICAL / { if (shown++ < 5) print }
+    /fatal: \[/ { fatal[++fatals] = $0 }
+    END { for (i = (fatals > 2 ? fatals - 1 : 1); i <= fatals; i++) print fatal[i] }'
+}
+
 printf '\n==> summary\n'
 for stage in "${STAGES[@]}"; do
   printf '  %-12s %-12s %5ss   log: .build/logs/%s.log\n' "$stage" "${RESULT[$stage]}" "${DURATION[$stage]}" "$stage"
+done
+# Where a failed stage failed, from its log: a run seen only by the end of its output (as CI
+# shows it) still names the failing tests, tasks and molecule steps.
+for stage in "${STAGES[@]}"; do
+  [ "${RESULT[$stage]}" = PASS ] && continue
+  failure_lines "$LOG_DIR/$stage.log" | cut -c1-150 | sed "s/^/  $stage: /"
 done
 printf 'whole run: %d s\n' "$SECONDS"
 printf 'stages: %d passed, %d failed\n' "$((${#STAGES[@]} - failed))" "$failed"
