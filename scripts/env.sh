@@ -3,7 +3,8 @@
 # exports the environment to use it. Sourced by scripts/test.sh and scripts/demo.sh.
 #
 #   Debian packages   installed with apt-get when missing (root only)
-#   Python venv       built from scripts/requirements.txt, cached by its hash
+#   Python venv       built from scripts/requirements.txt on Python CONTROLLER_PYTHON, cached
+#                     by the lock's hash
 #   collections       community.general, ansible.posix and ansible.utils unpacked from the
 #                     pinned `ansible` wheel on PyPI, cached by its version
 #   older cores       the same pair per release of OLDER_CORES, made on demand by
@@ -21,11 +22,15 @@ REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CEPHOPS_CACHE="${CEPHOPS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cephops-osd-tuning}"
 BUILD_DIR="$REPO_ROOT/.build"
 # The `ansible` package that carries the community.general and ansible.posix we test with.
-ANSIBLE_BUNDLE_VERSION="12.3.0"
+ANSIBLE_BUNDLE_VERSION="14.5.0"
 # The older ansible-core releases the playbook tests also run on (scripts/test.sh cores),
 # MINOR=BUNDLE: the venv comes from scripts/cores/requirements-MINOR.txt, the collections
 # from the `ansible` release BUNDLE built for that ansible-core.
-OLDER_CORES=(2.15=8.7.0 2.16=9.13.0 2.17=10.7.0 2.18=11.13.0)
+OLDER_CORES=(2.15=8.7.0 2.16=9.13.0 2.17=10.7.0 2.18=11.13.0 2.19=12.3.0 2.20=13.8.0)
+# The Python of the main venv and of the older cores' venvs from FIRST_NEW_CONTROLLER_CORE on:
+# ansible-core 2.20 and later need a controller Python of 3.12 or newer. The venvs of the
+# cores before it use the system's python3 (3.11 on Debian 12), which 2.15 still supports.
+CONTROLLER_PYTHON=3.13 FIRST_NEW_CONTROLLER_CORE=2.20
 # The collections taken from each `ansible` release; ceph-ansible needs ansible.utils too.
 COLLECTIONS=(community/general ansible/posix ansible/utils)
 # The ansible-core of the main venv.
@@ -35,8 +40,9 @@ MAIN_CORE="$(sed -n 's/^ansible-core==\([0-9]*\.[0-9]*\)\..*/\1/p' "$REPO_ROOT/s
 # checks it (scripts/test.sh sanity) and, for the oldest and the newest, under which the tests
 # marked `pythons` run modules with it (scripts/test.sh cores). The main venv's Python is the
 # controller's and runs the full sanity and integration stages.
-CLAIMED_PYTHONS=(3.6=2.16 3.7=2.17 3.8=2.19 3.9=2.19 3.10=2.19 3.11=2.19 3.12=2.19 3.13=2.19)
-# Where those interpreters are found: DIR/X.Y.*/bin/pythonX.Y, as pyenv installs them.
+CLAIMED_PYTHONS=(3.6=2.16 3.7=2.17 3.8=2.19 3.9=2.21 3.10=2.21 3.11=2.21 3.12=2.21 3.13=2.21)
+# Where those interpreters (and CONTROLLER_PYTHON) are found: DIR/X.Y.*/bin/pythonX.Y, as pyenv
+# installs them, else /usr/bin/pythonX.Y.
 CEPHOPS_PYTHONS="${CEPHOPS_PYTHONS:-${PYENV_ROOT:-$HOME/.pyenv}/versions}"
 export REPO_ROOT CEPHOPS_CACHE BUILD_DIR CEPHOPS_PYTHONS
 
@@ -66,40 +72,49 @@ ensure_debian_packages() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# make_venv REQUIREMENTS NAME: sets VENV_DIR to a venv built from the full lock REQUIREMENTS,
-# cached as $CEPHOPS_CACHE/NAME-<hash of the lock>.
+# make_venv REQUIREMENTS NAME [PYTHON]: sets VENV_DIR to a venv built from the full lock
+# REQUIREMENTS on Python PYTHON (X.Y; the system's python3 if not given), cached as
+# $CEPHOPS_CACHE/NAME[-pyX.Y]-<hash of the lock>.
 make_venv() {
-  local key
+  local key python=python3 name="$2"
   key="$(sha256sum "$1" | cut -c1-12)"
-  VENV_DIR="$CEPHOPS_CACHE/$2-$key"
+  if [ -n "${3:-}" ]; then
+    python="$(claimed_python "$3")" || return 1
+    name="$name-py$3"
+  fi
+  VENV_DIR="$CEPHOPS_CACHE/$name-$key"
   if [ ! -f "$VENV_DIR/.complete" ]; then
     log "creating Python virtual environment $VENV_DIR (first run only)"
     rm -rf "$VENV_DIR"
-    python3 -m venv "$VENV_DIR"
+    "$python" -m venv "$VENV_DIR"
     "$VENV_DIR/bin/pip" install -q --disable-pip-version-check -r "$1"
     touch "$VENV_DIR/.complete"
   fi
 }
 
 # make_collections BUNDLE TREE: TREE/ansible_collections holds this checkout as
-# cephops.osd_tuning and the community.general and ansible.posix of the `ansible` release
-# BUNDLE, unpacked once into $CEPHOPS_CACHE.
+# cephops.osd_tuning and the COLLECTIONS of the `ansible` release BUNDLE with the collections
+# they depend on, unpacked once into $CEPHOPS_CACHE (keyed by what and how it unpacks).
 make_collections() {
-  local vendor="$CEPHOPS_CACHE/collections-ansible-$1-${#COLLECTIONS[@]}" tree="$2/ansible_collections"
+  local key collection
+  key="$(printf '%s\n' "${COLLECTIONS[@]}" | cat - "$REPO_ROOT/scripts/unpack_collections.py" | sha256sum | cut -c1-8)"
+  local vendor="$CEPHOPS_CACHE/collections-ansible-$1-$key" tree="$2/ansible_collections"
   if [ ! -f "$vendor/.complete" ]; then
     log "unpacking ${COLLECTIONS[*]} from ansible $1 (first run only)"
     rm -rf "$vendor" "$vendor.tmp"
     mkdir -p "$vendor.tmp"
-    pip download -q --disable-pip-version-check --no-deps -d "$vendor.tmp/wheel" "ansible==$1"
+    # Only its collections are used: the release may need a newer Python than this pip's.
+    pip download -q --disable-pip-version-check --no-deps --ignore-requires-python -d "$vendor.tmp/wheel" "ansible==$1"
     python3 "$REPO_ROOT/scripts/unpack_collections.py" "$vendor.tmp"/wheel/*.whl "$vendor.tmp" "${COLLECTIONS[@]}"
     rm -rf "$vendor.tmp/wheel"
     touch "$vendor.tmp/.complete"
     mv "$vendor.tmp" "$vendor"
   fi
-  mkdir -p "$tree/cephops" "$tree/community" "$tree/ansible"
-  ln -sfn "$vendor/ansible_collections/community/general" "$tree/community/general"
-  ln -sfn "$vendor/ansible_collections/ansible/posix" "$tree/ansible/posix"
-  ln -sfn "$vendor/ansible_collections/ansible/utils" "$tree/ansible/utils"
+  rm -rf "$tree" && mkdir -p "$tree/cephops"
+  for collection in "$vendor"/ansible_collections/*/*; do
+    mkdir -p "$tree/$(basename "$(dirname "$collection")")"
+    ln -sfn "$collection" "$tree/$(basename "$(dirname "$collection")")/$(basename "$collection")"
+  done
   ln -sfn "$REPO_ROOT" "$tree/cephops/osd_tuning"
 }
 
@@ -108,7 +123,11 @@ make_core_env() {
   local entry
   for entry in "${OLDER_CORES[@]}"; do
     [ "${entry%%=*}" = "$1" ] || continue
-    make_venv "$REPO_ROOT/scripts/cores/requirements-$1.txt" "venv-core-$1" || return 1
+    if [ "$(printf '%s\n' "$FIRST_NEW_CONTROLLER_CORE" "$1" | sort -V | head -n 1)" = "$FIRST_NEW_CONTROLLER_CORE" ]; then
+      make_venv "$REPO_ROOT/scripts/cores/requirements-$1.txt" "venv-core-$1" "$CONTROLLER_PYTHON" || return 1
+    else
+      make_venv "$REPO_ROOT/scripts/cores/requirements-$1.txt" "venv-core-$1" || return 1
+    fi
     COLLECTIONS_DIR="$BUILD_DIR/collections-core-$1"
     make_collections "${entry#*=}" "$COLLECTIONS_DIR"
     return
@@ -118,13 +137,14 @@ make_core_env() {
 }
 
 # claimed_python X.Y: prints the interpreter of Python X.Y under CEPHOPS_PYTHONS (the newest
-# patch release there), or fails saying how to get it.
+# patch release there), else /usr/bin/pythonX.Y, or fails saying how to get it.
 claimed_python() {
   local found
   found="$(printf '%s\n' "$CEPHOPS_PYTHONS/$1".*/bin/"python$1" | sort -V | tail -n 1)"
+  [ -x "$found" ] || found="/usr/bin/python$1"
   if [ ! -x "$found" ]; then
-    log "no Python $1 in $CEPHOPS_PYTHONS: the sanity and cores stages run the modules' tests with every" \
-      "claimed Python (docs/platforms.md); install it with 'pyenv install $1' or set CEPHOPS_PYTHONS to" \
+    log "no Python $1 in $CEPHOPS_PYTHONS or /usr/bin: the venvs and the sanity and cores stages need" \
+      "it (docs/platforms.md, README); install it with 'pyenv install $1' or set CEPHOPS_PYTHONS to" \
       "a folder holding X.Y.Z/bin/pythonX.Y"
     return 1
   fi
@@ -151,7 +171,7 @@ use_core() {
 
 mkdir -p "$CEPHOPS_CACHE" "$BUILD_DIR"
 ensure_debian_packages
-make_venv "$REPO_ROOT/scripts/requirements.txt" venv
+make_venv "$REPO_ROOT/scripts/requirements.txt" venv "$CONTROLLER_PYTHON"
 export VIRTUAL_ENV="$VENV_DIR"
 export PATH="$VENV_DIR/bin:$PATH"
 make_collections "$ANSIBLE_BUNDLE_VERSION" "$BUILD_DIR/collections"

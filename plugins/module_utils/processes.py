@@ -69,8 +69,10 @@ def run_processes(argvs, timeout, stop_after=None, grace=10):
         for argv in argvs:
             out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
             files.append((out, err))
-            procs.append(subprocess.Popen(argv, stdout=out, stderr=err, env=env, close_fds=True,
-                                          preexec_fn=_prepare_child))
+            # run_command runs one process to its end: it can neither run the probes side by
+            # side nor stop them with SIGINT after stop_after seconds.
+            procs.append(subprocess.Popen(argv, stdout=out, stderr=err, env=env,  # pylint: disable=ansible-bad-function
+                                          close_fds=True, preexec_fn=_prepare_child))
         start = time.monotonic()
         timed_out = [False] * len(procs)
         stopped = stop_after is None
