@@ -6,7 +6,11 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
+
+import pytest
+import yaml
 
 from conftest import REPO_ROOT
 
@@ -33,14 +37,24 @@ def checkout_copy(dest):
 
 
 def dependencies(dest):
-    """A collections path with only community.general and ansible.posix, the ones the tests use."""
-    for name in ("community/general", "ansible/posix"):
-        found = [os.path.join(path, "ansible_collections", name)
+    """A collections path with only the collections galaxy.yml names as dependencies and theirs."""
+    with open(os.path.join(REPO_ROOT, "galaxy.yml")) as handle:
+        todo = list(yaml.safe_load(handle)["dependencies"])
+    done = []
+    while todo:
+        name = todo.pop(0)
+        if name in done:
+            continue
+        found = [os.path.join(path, "ansible_collections", *name.split("."))
                  for path in os.environ["ANSIBLE_COLLECTIONS_PATH"].split(os.pathsep)
-                 if os.path.isdir(os.path.join(path, "ansible_collections", name))]
+                 if os.path.isdir(os.path.join(path, "ansible_collections", *name.split(".")))]
         assert found, "%s is not on ANSIBLE_COLLECTIONS_PATH" % name
-        os.makedirs(os.path.join(dest, "ansible_collections", os.path.dirname(name)), exist_ok=True)
-        os.symlink(os.path.realpath(found[0]), os.path.join(dest, "ansible_collections", name))
+        link = os.path.join(dest, "ansible_collections", *name.split("."))
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        os.symlink(os.path.realpath(found[0]), link)
+        with open(os.path.join(found[0], "MANIFEST.json")) as handle:
+            todo.extend(json.load(handle)["collection_info"]["dependencies"])
+        done.append(name)
     return dest
 
 
@@ -51,12 +65,33 @@ def galaxy_env(*paths):
     return env
 
 
-def test_build_holds_what_runs_and_installs_offline_next_to_its_dependencies(tmp_path):
+def build(tmp_path):
+    """The tarball `ansible-galaxy collection build` makes of a copy of the checkout."""
     source = tmp_path / "source"
     checkout_copy(str(source))
     subprocess.run(["ansible-galaxy", "collection", "build", "--output-path", str(tmp_path), str(source)],
                    capture_output=True, text=True, check=True)
     tarball, = glob.glob(str(tmp_path / "cephops-osd_tuning-*.tar.gz"))
+    return tarball
+
+
+def install(tarball, tmp_path):
+    """The environment of a user who installed ``tarball`` with `ansible-galaxy collection install`
+    into a fresh collections path, next to its dependencies; fails on any warning it prints."""
+    installed, deps = tmp_path / "installed", dependencies(str(tmp_path / "deps"))
+    env = galaxy_env(installed, deps)
+    done = subprocess.run(["ansible-galaxy", "collection", "install", "--offline", "-p", str(installed), tarball],
+                          capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0 and "WARNING" not in done.stdout + done.stderr, done.stdout + done.stderr
+    return env, installed / "ansible_collections" / "cephops" / "osd_tuning"
+
+
+@pytest.fixture(scope="module")
+def tarball(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("build"))
+
+
+def test_build_holds_what_runs_and_installs_offline_next_to_its_dependencies(tarball, tmp_path):
     assert os.path.basename(tarball) == "cephops-osd_tuning-0.1.0.tar.gz"
     with tarfile.open(tarball) as archive:
         members = archive.getnames()
@@ -64,18 +99,17 @@ def test_build_holds_what_runs_and_installs_offline_next_to_its_dependencies(tmp
     assert not [name for name in members if "__pycache__" in name or name.endswith(".pyc")]
     assert "roles/disk_gate/tasks/probe.yml" in members and "playbooks/site.yml" in members
 
-    installed, deps = tmp_path / "installed", dependencies(str(tmp_path / "deps"))
-    install = ["ansible-galaxy", "collection", "install", "--offline", "-p", str(installed), tarball]
     # Offline, ansible-galaxy cannot fetch the dependencies: they must be installed first.
-    alone = subprocess.run(install, capture_output=True, text=True, env=galaxy_env(installed), check=False)
+    alone = subprocess.run(["ansible-galaxy", "collection", "install", "--offline", "-p", str(tmp_path / "alone"),
+                            tarball], capture_output=True, text=True, env=galaxy_env(tmp_path / "alone"), check=False)
     assert alone.returncode != 0 and "community.general" in alone.stdout + alone.stderr
-    env = galaxy_env(installed, deps)
-    subprocess.run(install, capture_output=True, text=True, env=env, check=True)
-    root = installed / "ansible_collections" / "cephops" / "osd_tuning"
+    # The ansible-core running the tests is among those requires_ansible admits: no mismatch warning.
+    env, root = install(tarball, tmp_path)
     assert sorted(os.listdir(str(root))) == sorted(TOP_LEVEL)
 
     doc = subprocess.run(["ansible-doc", "--json", "cephops.osd_tuning.disk_facts"], capture_output=True,
                          text=True, env=env, cwd=str(tmp_path), check=True)
+    assert "WARNING" not in doc.stderr, doc.stderr
     entry = json.loads(doc.stdout)["cephops.osd_tuning.disk_facts"]
     assert entry["doc"]["filename"].startswith(str(root))
     assert "reject_reasons" in entry["return"]["disks"]["contains"]
@@ -83,3 +117,22 @@ def test_build_holds_what_runs_and_installs_offline_next_to_its_dependencies(tmp
     for playbook in ("site", "qualify", "rollback", "validate_hardware"):
         subprocess.run(["ansible-playbook", "--syntax-check", "cephops.osd_tuning." + playbook], capture_output=True,
                        text=True, env=env, cwd=str(tmp_path), check=True)
+
+
+# Galaxy's importer as Galaxy runs it, less its ansible-test and ansible-lint runs: the sanity and
+# lint stages run both on the same files (ansible-lint on its production profile).
+IMPORTER_CONFIG = """[galaxy-importer]
+RUN_ANSIBLE_TEST = False
+RUN_ANSIBLE_LINT = False
+"""
+
+
+def test_galaxy_importer_accepts_the_tarball(tarball, tmp_path):
+    config = tmp_path / "galaxy-importer.cfg"
+    config.write_text(IMPORTER_CONFIG)
+    done = subprocess.run([sys.executable, "-m", "galaxy_importer.main", tarball], capture_output=True, text=True,
+                          env=dict(os.environ, GALAXY_IMPORTER_CONFIG=str(config)), cwd=str(tmp_path), check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode == 0 and "Importer processing completed successfully" in output, output
+    # Every module's and plugin's documentation loaded (ansible-doc found), and nothing warned.
+    assert "WARNING" not in output and "Loading module disk_facts" in output, output
