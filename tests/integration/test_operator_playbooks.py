@@ -1,15 +1,21 @@
-"""qualify.yml and site.yml as an operator runs them: by their FQCN, with an inventory and
-group_vars of the user's kind, on loop disks. qualify.yml's gate fails closed: a typo'd disk, a
-partition named as a disk and a host without a candidate each fail the run. In both playbooks
-the role variables set in group_vars reach the role (no playbook default shadows them),
-disk_gate_include_loop included.
+"""qualify.yml, site.yml and rollback.yml as an operator runs them: from the tarball built and
+installed with `ansible-galaxy collection install` into a fresh collections path (not from this
+checkout), by their FQCN, with an inventory and group_vars of the user's kind, on loop disks.
+qualify.yml's gate fails closed: a typo'd disk, a partition named as a disk and a host without a
+candidate each fail the run. In both playbooks the role variables set in group_vars reach the
+role (no playbook default shadows them), disk_gate_include_loop included. site.yml runs its
+gate only (--tags disk_gate): its tuning roles would change this test host's own disks and /etc,
+and run in full in the lab. rollback.yml runs in full, with every place the roles keep state
+moved under the test's directory.
 """
 
 import json
 
+import pytest
 import yaml
 
 from modulerun import json_env, run_playbook
+from test_collection_build import build, install
 from test_ceph_volume_inventory import only_these_disks
 from test_disk_facts import make_gpt_partitions
 
@@ -17,10 +23,22 @@ TYPO = "/dev/sdzz"
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
 
 
-class Site:
-    """An inventory directory with group_vars, as a user keeps them, and the reports directory."""
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """The environment of a user who installed the built tarball: only the install and its
+    dependencies on the collections path."""
+    tmp = tmp_path_factory.mktemp("user")
+    env, _root = install(build(tmp), tmp)
+    return env
 
-    def __init__(self, tmp_path, **group_vars):
+
+class Site:
+    """An inventory directory with group_vars, as a user keeps them, and the reports directory,
+    run with the installed collection."""
+
+    def __init__(self, tmp_path, installed, **group_vars):
+        self.env = json_env(ANSIBLE_COLLECTIONS_PATH=installed["ANSIBLE_COLLECTIONS_PATH"])
+        self.env.pop("PYTHONPATH", None)  # the checkout's tree: the install alone must serve
         self.path, self.reports = tmp_path / "inventory", tmp_path / "reports"
         (self.path / "group_vars").mkdir(parents=True)
         (self.path / "hosts.yml").write_text(yaml.safe_dump(
@@ -33,27 +51,35 @@ class Site:
         settings.update(group_vars)
         (self.path / "group_vars" / "osds.yml").write_text(yaml.safe_dump(settings))
 
-    def qualify(self, prefix=(), playbook="qualify", args=(), **extra):
-        """(rc, failure messages, the gate's JSON report or None) of one run of the playbook."""
+    def play(self, playbook, prefix=(), args=(), **extra):
+        """(rc, JSON report) of one run of the playbook by its FQCN."""
         argv = list(prefix) + ["ansible-playbook", "--inventory", str(self.path), "cephops.osd_tuning." + playbook,
                                "--extra-vars", json.dumps(dict(cephops_report_dir=str(self.reports), **extra))]
-        argv += list(args)
-        rc, report = run_playbook(argv, json_env())
+        return run_playbook(argv + list(args), self.env)
+
+    def qualify(self, prefix=(), playbook="qualify", args=(), **extra):
+        """(rc, failure messages, the gate's JSON report or None) of one run of the playbook."""
+        rc, report = self.play(playbook, prefix, args, **extra)
         failures = [host["msg"] for play in report["plays"] for task in play["tasks"]
                     for host in task["hosts"].values() if host.get("failed")]
         path = self.reports / "disk_gate.json"
         return rc, failures, json.loads(path.read_text()) if path.exists() else None
 
 
+def changed_tasks(report):
+    return [task["task"]["name"] for play in report["plays"] for task in play["tasks"]
+            if any(host.get("changed") for host in task["hosts"].values())]
+
+
 def disks_of(document):
     return dict((d["device"], d) for d in document["hosts"][0]["disks"])
 
 
-def test_a_typo_and_a_partition_in_group_vars_fail_qualify_and_the_named_disk_is_probed(loop_disks, tmp_path):
+def test_a_typo_and_a_partition_in_group_vars_fail_qualify_and_the_named_disk_is_probed(loop_disks, installed, tmp_path):
     disk, partitioned = loop_disks(), loop_disks()
     make_gpt_partitions(partitioned)
     partition = partitioned.path + "p1"
-    site = Site(tmp_path, disk_gate_devices=[disk.path, TYPO, partition], disk_gate_include_loop=True)
+    site = Site(tmp_path, installed, disk_gate_devices=[disk.path, TYPO, partition], disk_gate_include_loop=True)
     rc, failures, document = site.qualify()
     assert rc != 0 and len(failures) == 1 and "not approved on localhost (policy block" in failures[0], failures
     found = disks_of(document)
@@ -66,30 +92,53 @@ def test_a_typo_and_a_partition_in_group_vars_fail_qualify_and_the_named_disk_is
     assert document["summary"]["blocked"] == 2 and document["hosts"][0]["passed"] is False
 
 
-def test_cephops_gate_devices_on_the_command_line_overrides_group_vars(loop_disks, tmp_path):
+def test_cephops_gate_devices_on_the_command_line_overrides_group_vars(loop_disks, installed, tmp_path):
     disk = loop_disks()
-    site = Site(tmp_path, disk_gate_devices=[TYPO], disk_gate_include_loop=True)
+    site = Site(tmp_path, installed, disk_gate_devices=[TYPO], disk_gate_include_loop=True)
     rc, failures, document = site.qualify(cephops_gate_devices=[disk.path])
     assert rc == 0, failures
     assert list(disks_of(document)) == [disk.path] and document["hosts"][0]["passed"] is True
 
 
-def test_a_host_without_a_candidate_fails_qualify_before_any_probe(mount_ns, tmp_path):
+def test_a_host_without_a_candidate_fails_qualify_before_any_probe(mount_ns, installed, tmp_path):
     only_these_disks(mount_ns, [], tmp_path)
-    rc, failures, document = Site(tmp_path).qualify(prefix=mount_ns)
+    rc, failures, document = Site(tmp_path, installed).qualify(prefix=mount_ns)
     assert rc != 0 and document is None
     assert failures == ["refused by the candidate check: no disk of localhost is a candidate (none is named in "
                         "disk_gate_devices or ceph-ansible's variables, and disk_facts calls none available), so "
                         "nothing can be qualified; name the disks to gate in disk_gate_devices"]
 
 
-def test_site_yml_takes_the_gates_policy_and_disks_from_group_vars(loop_disks, tmp_path):
+def test_site_yml_takes_the_gates_policy_and_disks_from_group_vars(loop_disks, installed, tmp_path):
     """site.yml warns and skips an absent disk by default; group_vars that ask for block, absent
     disks blocked and a loop disk get them (the gate's steps only: --tags disk_gate)."""
     disk = loop_disks()
-    site = Site(tmp_path, disk_gate_devices=[disk.path, TYPO], disk_gate_include_loop=True, disk_gate_policy="block",
+    site = Site(tmp_path, installed, disk_gate_devices=[disk.path, TYPO], disk_gate_include_loop=True, disk_gate_policy="block",
                 disk_gate_absent_policy="block")
     rc, failures, document = site.qualify(playbook="site", args=["--tags", "disk_gate"])
     assert rc != 0 and len(failures) == 1 and "not approved on localhost (policy block" in failures[0], failures
     found = disks_of(document)
     assert (found[disk.path]["decision"], found[TYPO]["decision"]) == ("approved", "blocked")
+
+
+def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(loop_disks, installed, tmp_path):
+    """Every place the roles keep state is the user's to move; here all of it is under tmp_path,
+    so rollback.yml's other roles find no record and leave the host alone."""
+    disk, state = loop_disks(), tmp_path / "state"
+    state.mkdir()
+    (state / "fstab").write_text("")
+    moved = dict(("%s_record_dir" % role, str(state))
+                 for role in ("disk_gate", "io_scheduler", "max_sectors_kb", "mount_options", "overprovision"))
+    moved.update(io_scheduler_udev_rules_file=str(state / "61-io.rules"), io_scheduler_modules_load_file=str(state / "io.conf"),
+                 max_sectors_kb_udev_rules_file=str(state / "61-msk.rules"),
+                 disk_gate_write_cache_rules_file=str(state / "62-wc.rules"), mount_options_fstab=str(state / "fstab"))
+    site = Site(tmp_path, installed, disk_gate_devices=[disk.path], disk_gate_include_loop=True,
+                disk_gate_cache_max_age=3600, **moved)
+    rc, failures, document = site.qualify()
+    assert rc == 0 and document["hosts"][0]["passed"] is True, failures
+    assert list((tmp_path / "cache").iterdir()), "the gate cached no verdict"
+    rc, report = site.play("rollback")
+    assert rc == 0 and changed_tasks(report) == ["cephops.osd_tuning.disk_gate : Remove the verdict cache"], report
+    assert not (tmp_path / "cache").exists()
+    rc, report = site.play("rollback")
+    assert rc == 0 and changed_tasks(report) == []
