@@ -50,6 +50,8 @@ export REPO_ROOT CEPHOPS_CACHE BUILD_DIR CEPHOPS_PYTHONS
 DEBIAN_PACKAGES=(
   fio hdparm xfsprogs e2fsprogs parted gdisk util-linux lvm2 mdadm nvme-cli sdparm cryptsetup-bin strace
   python3-venv shellcheck qemu-system-x86 qemu-utils mmdebstrap openssh-client
+  # A real browser to look at the gate's HTML report (tests/integration/test_report_in_browser.py).
+  chromium-headless-shell
   # Ceph's own code the tests compare with: its spec validation (python3-ceph-common) and
   # ceph-volume, which bookworm ships in ceph-osd.
   python3-ceph-common ceph-osd

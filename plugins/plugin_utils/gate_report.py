@@ -204,13 +204,22 @@ def _md(value):
 
 VERDICT_COLOURS = {"suitable": "#2e7d32", "marginal": "#f9a825", "unsuitable": "#c62828", "unhealthy": "#c62828"}
 CHART = {"label_width": 190, "plot_width": 520, "row": 22, "top": 34, "bottom": 34, "low": 10, "high": 100000}
+# Disk labels are set in an 11 px monospace font, whose characters are 0.6 em wide (6.6 px): the
+# label column grows with the longest label, so a label is never cut (two by-id paths of one
+# maker share their first 40 characters).
+LABEL_CHAR_WIDTH, LABEL_MARGIN = 6.8, 12
 
 
-def _x(iops):
+def _x(iops, label_width=CHART["label_width"]):
     """Horizontal position of an IOPS figure on the chart's log scale."""
     low, high = math.log10(CHART["low"]), math.log10(CHART["high"])
     value = math.log10(min(max(iops, CHART["low"]), CHART["high"]))
-    return CHART["label_width"] + (value - low) / (high - low) * CHART["plot_width"]
+    return label_width + (value - low) / (high - low) * CHART["plot_width"]
+
+
+def _label(disk):
+    """A disk's whole label on the chart: its device and, if known, its model."""
+    return _text(disk["device"]) + (" " + _text(disk["model"]) if disk.get("model") else "")
 
 
 def _html(value):
@@ -230,7 +239,7 @@ class _Environment(Environment):
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
 _ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
-                    md=_md, h=_html, x=_x, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
+                    md=_md, h=_html, x=_x, label=_label, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
                     write_caches=_write_caches)
 
@@ -452,23 +461,23 @@ HOST_SVG = _ENV.from_string("""\
 viewBox="0 0 {{ width }} {{ height }}" role="img" aria-label="{{ ('sync write IOPS of ' ~ entry.host | text) | h }}">\
 <title>{{ ('Sync write IOPS on %s (log scale)' | format(entry.host | text)) | h }}</title>\
 {% for iops in ticks %}\
-<line x1="{{ '%.1f' | format(iops | x) }}" y1="{{ chart.top - 6 }}" x2="{{ '%.1f' | format(iops | x) }}" \
+<line x1="{{ '%.1f' | format(iops | x(chart.label_width)) }}" y1="{{ chart.top - 6 }}" x2="{{ '%.1f' | format(iops | x(chart.label_width)) }}" \
 y2="{{ bottom }}" stroke="#ddd"/>\
-<text x="{{ '%.1f' | format(iops | x) }}" y="{{ bottom + 14 }}" font-size="10" text-anchor="middle">\
+<text x="{{ '%.1f' | format(iops | x(chart.label_width)) }}" y="{{ bottom + 14 }}" font-size="10" text-anchor="middle">\
 {{ iops | iops }}</text>\
 {% endfor %}\
 <text x="{{ '%.1f' | format(chart.label_width + chart.plot_width / 2.0) }}" y="{{ bottom + 28 }}" font-size="10" \
 text-anchor="middle">sync write IOPS (log scale)</text>\
 {% for drive in references %}\
-{% set x = '%.1f' | format(drive.iops | x) %}\
+{% set x = '%.1f' | format(drive.iops | x(chart.label_width)) %}\
 <g><title>{{ 'R%d %s: %s IOPS (%s)' | format(loop.index, drive.label, drive.iops | iops, drive.source) | h }}</title>\
 <line x1="{{ x }}" y1="{{ chart.top - 4 }}" x2="{{ x }}" y2="{{ bottom }}" stroke="#999" stroke-dasharray="4 3"/>\
 <text x="{{ x }}" y="{{ chart.top - 8 - 9 * (loop.index % 2) }}" font-size="9" fill="#666" text-anchor="middle">\
 R{{ loop.index }}</text></g>\
 {% endfor %}\
 {% for line in thresholds %}\
-<g><title>{{ line.title | h }}</title><line x1="{{ '%.1f' | format(line.iops | x) }}" y1="{{ chart.top - 6 }}" \
-x2="{{ '%.1f' | format(line.iops | x) }}" y2="{{ bottom }}" stroke="{{ line.colour }}" stroke-width="2"\
+<g><title>{{ line.title | h }}</title><line x1="{{ '%.1f' | format(line.iops | x(chart.label_width)) }}" y1="{{ chart.top - 6 }}" \
+x2="{{ '%.1f' | format(line.iops | x(chart.label_width)) }}" y2="{{ bottom }}" stroke="{{ line.colour }}" stroke-width="2"\
 {% if line.dotted %} stroke-dasharray="2 3"{% endif %}/></g>\
 {% endfor %}\
 {% for disk in rows %}\
@@ -476,13 +485,12 @@ x2="{{ '%.1f' | format(line.iops | x) }}" y2="{{ bottom }}" stroke="{{ line.colo
 {% if disk is none %}\
 <text x="4" y="{{ y + 14 }}" font-size="11">{{ entry.errors | join('; ') | h }}</text>\
 {% else %}\
-<text x="4" y="{{ y + 14 }}" font-size="11">\
-{{ (disk.device ~ (' ' ~ disk.model if disk.model else ''))[:32] | h }}</text>\
+<text x="4" y="{{ y + 14 }}" font-size="11" font-family="monospace">{{ disk | label | h }}</text>\
 {% if disk.write_iops is none %}\
 <text x="{{ chart.label_width + 4 }}" y="{{ y + 14 }}" font-size="11" fill="#c62828">\
 {{ (disk.verdict or 'pending') | h }}</text>\
 {% else %}\
-{% set x = disk.write_iops | x %}\
+{% set x = disk.write_iops | x(chart.label_width) %}\
 <g><title>{{ '%s: %s, %s IOPS, p99 %s ms, %s' | format(disk.device, disk.verdict, disk.write_iops | iops, \
 disk.p99_sync_latency_ms | ms, disk | approval) | h }}</title>\
 <rect x="{{ chart.label_width }}" y="{{ y + 3 }}" width="{{ '%.1f' | format([x - chart.label_width, 1] | max) }}" \
@@ -499,7 +507,9 @@ def host_svg(entry, settings, references):
     """Inline SVG: one bar per disk (sync IOPS, log scale), the thresholds of the disk classes
     shown (flash solid, HDD dotted) and the reference drives (grey, numbered R1...)."""
     ticks = [10 ** exponent for exponent in range(int(math.log10(CHART["low"])), int(math.log10(CHART["high"])) + 1)]
-    return HOST_SVG.render(entry=entry, chart=CHART, ticks=ticks, references=references,
+    longest = max([len(_label(disk)) for disk in entry.get("disks") or []] or [0])
+    chart = dict(CHART, label_width=max(CHART["label_width"], int(math.ceil(longest * LABEL_CHAR_WIDTH)) + LABEL_MARGIN))
+    return HOST_SVG.render(entry=entry, chart=chart, ticks=ticks, references=references,
                            thresholds=_thresholds_in_use(entry, settings), colours=VERDICT_COLOURS)
 
 
