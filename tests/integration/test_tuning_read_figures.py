@@ -2,7 +2,8 @@
 scheduler or max_sectors_kb changes gets the median of 5 reads with its spread before and after,
 in the play's summary and in the tuning report site.yml writes to cephops_report_dir, and those
 reads are reads of that disk (its read counter grows by what they report); a disk that does not
-change gets no figure and no read."""
+change gets no figure and no read. And the roles' device lists set in group_vars limit them
+under site.yml, which hands them its whole inventory."""
 
 import json
 import os
@@ -109,3 +110,29 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
         assert 0.8 * reported[disk.name] <= read[disk.name] <= 1.25 * reported[disk.name] + 128, (reported, read)
     # The settled disk was only inventoried (disk_facts samples its start), never measured.
     assert read[settled.name] < 0.05 * reported[first.name], (reported, read)
+
+
+def test_site_yml_tunes_only_the_disks_group_vars_name(loop_disks, queues_restored, tmp_path):
+    """io_scheduler_devices and max_sectors_kb_devices in group_vars limit the roles also where
+    site.yml hands them its whole inventory."""
+    named, other = loop_disks(), loop_disks()
+    for disk in (named, other):
+        queues_restored(disk)
+        set_queue(disk, "scheduler", "none")
+        set_queue(disk, "max_sectors_kb", "128")
+    inventory = tmp_path / "inventory"
+    (inventory / "group_vars").mkdir(parents=True)
+    (inventory / "hosts.yml").write_text(json.dumps({"osds": {"hosts": {"localhost": {"ansible_connection": "local"}}}}))
+    (inventory / "group_vars" / "osds.yml").write_text(json.dumps(dict(
+        io_scheduler_devices=[named.path], max_sectors_kb_devices=[named.path], io_scheduler_hdd="mq-deadline",
+        max_sectors_kb_hdd=64, io_scheduler_udev_enabled=False, io_scheduler_grub_enabled=False,
+        max_sectors_kb_udev_enabled=False, io_scheduler_report_read_speed=False, max_sectors_kb_report_read_speed=False,
+        io_scheduler_record_dir=str(tmp_path / "records"), max_sectors_kb_record_dir=str(tmp_path / "records"))))
+    records = [hdd(d) for d in (named, other)]
+    argv = ["ansible-playbook", "--inventory", str(inventory), "--extra-vars",
+            json.dumps(dict(io_scheduler_disks=records, max_sectors_kb_disks=records)),
+            "--tags", "io_scheduler,max_sectors_kb", SITE]
+    rc, played = run_playbook(argv, json_env())
+    assert rc == 0, json.dumps(played)[-3000:]
+    assert "[mq-deadline]" in queue(named, "scheduler") and queue(named, "max_sectors_kb") == "64"
+    assert "[none]" in queue(other, "scheduler") and queue(other, "max_sectors_kb") == "128"
