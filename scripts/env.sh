@@ -179,8 +179,8 @@ export PATH="$VENV_DIR/bin:$PATH"
 make_collections "$ANSIBLE_BUNDLE_VERSION" "$BUILD_DIR/collections"
 export ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR/collections"
 export PYTHONPATH="$BUILD_DIR/collections${PYTHONPATH:+:$PYTHONPATH}"
-# ceph-ansible stable-8.0 (tests/integration/test_ceph_ansible.py) runs on the 2.16 venv, whose
-# lock holds its requirements (netaddr, six) too.
+# ceph-ansible stable-8.0 and 9.0 (tests/integration/test_ceph_ansible.py) run on the 2.16 venv, whose
+# lock holds their requirements (netaddr, and six for stable-8.0) too.
 make_core_env 2.16
 export CEPH_ANSIBLE_VENV="$VENV_DIR"
 VENV_DIR="$VIRTUAL_ENV"

@@ -1,14 +1,16 @@
-"""ceph-ansible's own osds play (site.yml.sample, stable-8.0) with the gate inserted between
-ceph-config and ceph-osd as docs/ceph-ansible.md says, on loop devices of this host.
+"""ceph-ansible's own osds play (site.yml.sample of stable-8.0 and of stable-9.0, the branch still
+receiving changes) with the gate inserted between ceph-config and ceph-osd as
+docs/ceph-ansible.md says, on loop devices of this host.
 
 ceph-defaults, ceph-facts, ceph-handler and ceph-config run unmodified, ceph-volume included;
 a task put in place of ceph-osd reports the device variables ceph-osd would receive, since
 ceph-osd would deploy OSDs. Each shape of ceph-ansible's variables names fast loop disks and
 one whose writes a blkio cgroup throttles, which the gate must keep from ceph-osd.
 
-CEPH_ANSIBLE_DIR points at a ceph-ansible stable-8.0 checkout and CONFIG_TEMPLATE_DIR at the
-openstack.config_template collection it needs; both default to the snapshots in
-../shared/peers/ next to the project.
+Per branch, an environment variable points at a ceph-ansible checkout and another at the
+openstack.config_template collection it needs (BRANCHES); they default to the snapshots in
+../shared/peers/ next to the project. Both branches pin ansible-core >=2.15,<2.17 and run on
+2.16's venv.
 """
 
 import copy
@@ -27,8 +29,22 @@ from test_ceph_volume_inventory import only_these_disks
 from test_disk_gate import EASY, thresholds
 
 PEERS = os.path.join(os.path.dirname(REPO_ROOT), "shared", "peers")
-CEPH_ANSIBLE_DIR = os.environ.get("CEPH_ANSIBLE_DIR", os.path.join(PEERS, "ceph-ansible-stable-8.0"))
-CONFIG_TEMPLATE_DIR = os.environ.get("CONFIG_TEMPLATE_DIR", os.path.join(PEERS, "openstack-config_template-1.2.1"))
+
+
+class Branch:
+    """A ceph-ansible branch: its checkout and the openstack.config_template its requirements.yml
+    pins (stable-9.0's 3.0.1 is a packaging update of 3.0.0)."""
+
+    def __init__(self, name, variable, template, template_variable):
+        self.name = name
+        self.dir = os.environ.get(variable, os.path.join(PEERS, "ceph-ansible-" + name))
+        self.config_template = os.environ.get(template_variable, os.path.join(PEERS, "openstack-config_template-" + template))
+        self.missing = "no ceph-ansible %s at %s: set %s to a checkout (and %s to openstack/ansible-config_template %s)" % (
+            name, self.dir, variable, template_variable, template)
+
+
+BRANCHES = [Branch("stable-8.0", "CEPH_ANSIBLE_DIR", "1.2.1", "CONFIG_TEMPLATE_DIR"),
+            Branch("stable-9.0", "CEPH_ANSIBLE_9_DIR", "3.0.0", "CONFIG_TEMPLATE_3_DIR")]
 # A cluster name of its own: ceph-handler removes stale sockets of the cluster it deploys.
 CLUSTER = "cephops-test"
 REPORT_TASK = "Device variables ceph-osd would receive"
@@ -39,21 +55,21 @@ BLKIO = "/sys/fs/cgroup/blkio"
 SLOW_WRITE_IOPS = 50
 LIMITS = dict(EASY, min_iops=100, marginal_min_iops=50)
 
-MISSING = "no ceph-ansible stable-8.0 at %s: set CEPH_ANSIBLE_DIR to a checkout " \
-          "(and CONFIG_TEMPLATE_DIR to openstack/ansible-config_template 1.2.1)" % CEPH_ANSIBLE_DIR
 # By hand a missing snapshot skips these tests; in CI (CI=true), where it must be there, it fails them.
 IN_CI = os.environ.get("CI") == "true"
-pytestmark = pytest.mark.skipif(not IN_CI and not os.path.isfile(os.path.join(CEPH_ANSIBLE_DIR, "site.yml.sample")),
-                                reason=MISSING)
 
 
-@pytest.fixture(autouse=True)
-def ceph_ansible_present():
-    assert os.path.isfile(os.path.join(CEPH_ANSIBLE_DIR, "site.yml.sample")), MISSING
+@pytest.fixture(params=BRANCHES, ids=[branch.name for branch in BRANCHES])
+def branch(request):
+    found = os.path.isfile(os.path.join(request.param.dir, "site.yml.sample"))
+    if not found and not IN_CI:
+        pytest.skip(request.param.missing)
+    assert found, request.param.missing
+    return request.param
 
 
-def site_plays():
-    with open(os.path.join(CEPH_ANSIBLE_DIR, "site.yml.sample")) as handle:
+def site_plays(branch):
+    with open(os.path.join(branch.dir, "site.yml.sample")) as handle:
         return yaml.safe_load(handle)
 
 
@@ -61,7 +77,7 @@ def all_hosts_play(plays):
     return copy.deepcopy(next(p for p in plays if "osds" in p.get("hosts") and "mons" in p.get("hosts")))
 
 
-def common_play(plays):
+def common_play(plays, branch):
     """site.yml's play for every host, on the monitor, as far as it can run here and changes
     nothing: defaults, facts (gathered, and ceph-facts' own, which the osds play reads from the
     monitor) and the handler's checks. Left out: ceph-validate, which fails a host without
@@ -76,7 +92,7 @@ def common_play(plays):
     # The playbook is written next to the test's inventory; its import names a file of the checkout.
     for task in play["pre_tasks"]:
         if "import_tasks" in task:
-            task["import_tasks"] = os.path.join(CEPH_ANSIBLE_DIR, task["import_tasks"])
+            task["import_tasks"] = os.path.join(branch.dir, task["import_tasks"])
     return play
 
 
@@ -101,17 +117,17 @@ def osds_play_with_gate(plays, hosts):
     return play
 
 
-def site(host_groups):
-    plays = site_plays()
+def site(host_groups, branch):
+    plays = site_plays(branch)
     gather = next(t for t in all_hosts_play(plays)["pre_tasks"] if t.get("name") == "gather facts")
-    return ([common_play(plays), {"hosts": "osds", "gather_facts": False, "tasks": [gather]}]
+    return ([common_play(plays, branch), {"hosts": "osds", "gather_facts": False, "tasks": [gather]}]
             + [osds_play_with_gate(plays, ":".join(hosts)) for hosts in host_groups])
 
 
-def collections_path(tmp_path):
+def collections_path(tmp_path, branch):
     tree = tmp_path / "collections" / "ansible_collections" / "openstack"
     tree.mkdir(parents=True)
-    (tree / "config_template").symlink_to(CONFIG_TEMPLATE_DIR)
+    (tree / "config_template").symlink_to(branch.config_template)
     return "%s:%s" % (tmp_path / "collections", os.environ["ANSIBLE_COLLECTIONS_PATH"])
 
 
@@ -175,14 +191,14 @@ class Throttle:
         assert not leftovers, "processes outlived the play in the throttled cgroup:\n" + "\n".join(leftovers)
 
 
-def run_site(tmp_path, hosts, host_groups, slow, mount_ns):
+def run_site(tmp_path, hosts, host_groups, slow, mount_ns, branch):
     """The play's JSON report; it runs in ``mount_ns``, whose /sys/block holds the test's disks."""
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump(inventory(hosts, tmp_path)))
     # ceph-config makes /etc/ceph, not a ceph_conf_key_directory of the user's.
     (tmp_path / "etc-ceph").mkdir()
-    (tmp_path / "site.yml").write_text(yaml.safe_dump(site(host_groups)))
-    env = json_env(ANSIBLE_CONFIG=os.path.join(CEPH_ANSIBLE_DIR, "ansible.cfg"),
-                   ANSIBLE_COLLECTIONS_PATH=collections_path(tmp_path),
+    (tmp_path / "site.yml").write_text(yaml.safe_dump(site(host_groups, branch)))
+    env = json_env(ANSIBLE_CONFIG=os.path.join(branch.dir, "ansible.cfg"),
+                   ANSIBLE_COLLECTIONS_PATH=collections_path(tmp_path, branch),
                    ANSIBLE_LOG_PATH=str(tmp_path / "ansible.log"),
                    ANSIBLE_CACHE_PLUGIN_CONNECTION=str(tmp_path / "facts"),
                    ANSIBLE_ASYNC_DIR=str(tmp_path / "async"),
@@ -192,7 +208,7 @@ def run_site(tmp_path, hosts, host_groups, slow, mount_ns):
             str(tmp_path / "site.yml")]
     throttle = Throttle(slow)
     try:
-        proc = subprocess.run(mount_ns + argv, capture_output=True, text=True, env=env, cwd=CEPH_ANSIBLE_DIR,
+        proc = subprocess.run(mount_ns + argv, capture_output=True, text=True, env=env, cwd=branch.dir,
                               check=False, preexec_fn=throttle.enter)
     finally:
         throttle.remove()
@@ -228,7 +244,7 @@ SHAPES = [
 ]
 
 
-def test_ceph_ansible_osds_play_with_the_gate(loop_disks, mount_ns, tmp_path):
+def test_ceph_ansible_osds_play_with_the_gate(branch, loop_disks, mount_ns, tmp_path):
     """Every shape under exclude and block, each on three disks of its own (two fast, one slow)."""
     started = time.monotonic()
     disks = dict((shape[0], [loop_disks(), loop_disks(), loop_disks()]) for shape in SHAPES)
@@ -244,7 +260,7 @@ def test_ceph_ansible_osds_play_with_the_gate(loop_disks, mount_ns, tmp_path):
         # As on an OSD host, the play sees only its disks: ceph-volume scans every block device,
         # and the loop devices other tests detach can vanish under its scan.
         only_these_disks(mount_ns, [disk for found in disks.values() for disk in found], tmp_path)
-        report = run_site(tmp_path, hosts, host_groups, [found[2] for found in disks.values()], mount_ns)
+        report = run_site(tmp_path, hosts, host_groups, [found[2] for found in disks.values()], mount_ns, branch)
     finally:
         # ceph-config makes /etc/ceph; ceph.conf itself goes to ceph_conf_key_directory under tmp_path.
         if not etc_ceph and os.path.isdir("/etc/ceph"):
@@ -254,7 +270,8 @@ def test_ceph_ansible_osds_play_with_the_gate(loop_disks, mount_ns, tmp_path):
     for prefix, shape, _variables, expected in SHAPES:
         fast0, fast1, slow = paths[prefix]
         results = dict((policy, outcome(report, "%s-%s" % (prefix, policy))) for policy in ("exclude", "block"))
-        TABLES.append(("ceph-ansible osds play, %s (fast0=%s, fast1=%s, slow=%s)" % (shape, fast0, fast1, slow), [
+        TABLES.append(("ceph-ansible %s osds play, %s (fast0=%s, fast1=%s, slow=%s)" % (
+            branch.name, shape, fast0, fast1, slow), [
             "  %-7s ceph-osd receives %s%s" % (
                 policy, json.dumps(received, sort_keys=True) if received is not None else "nothing",
                 "; stopped by: %s" % failed[0][1] if failed else "")
@@ -270,5 +287,5 @@ def test_ceph_ansible_osds_play_with_the_gate(loop_disks, mount_ns, tmp_path):
                 "disk gate: %s not approved on %s-exclude;" % (slow, prefix)), failed
         else:
             assert failed == [], failed
-    TABLES.append(("ceph-ansible osds play: every shape and policy in one run of %.0f s" % seconds, []))
+    TABLES.append(("ceph-ansible %s osds play: every shape and policy in one run of %.0f s" % (branch.name, seconds), []))
     assert (tmp_path / "etc-ceph" / (CLUSTER + ".conf")).is_file()
