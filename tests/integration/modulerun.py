@@ -67,6 +67,12 @@ def ansible_module_cases(module, cases, check=False):
 WARNING_MARKERS = ("[WARNING]", "[DEPRECATION WARNING]")
 
 
+def failed(result):
+    """Whether a task's or a loop item's result failed: ansible-core 2.21 marks a failed loop item
+    with its exception only, no `failed`."""
+    return bool(result.get("failed")) or "exception" in result
+
+
 def run_playbook(argv, env):
     """(rc, JSON report) of one ``ansible-playbook`` run with a json_env(); fails on any warning."""
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)

@@ -13,7 +13,7 @@ import tempfile
 
 import pytest
 
-from modulerun import ansible_module, json_env
+from modulerun import ansible_module, failed, json_env
 from loopdisk import run
 from test_disk_facts import make_data_mid_disk, make_mbr_ext4_wiped, writers_reasons
 
@@ -220,7 +220,7 @@ class RoleRun:
         results = [dict(item, task=task["task"]["name"].split(" : ")[-1])
                    for play in report["plays"] for task in play["tasks"]
                    for found in task["hosts"].values() for item in (found.get("results") or [found])]
-        self.failures = [r["msg"] for r in results if r.get("failed")]
+        self.failures = [r["msg"] for r in results if failed(r)]
         self.warnings = [w for r in results for w in r.get("warnings", [])]
         self.changed = [r["task"] for r in results if r.get("changed")]
 

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from modulerun import ansible_module, json_env, run_playbook
+from modulerun import ansible_module, failed, json_env, run_playbook
 from loopdisk import run
 from test_disk_facts import NON_BLANK, make_data_mid_disk, make_xfs, writers_reasons
 
@@ -45,7 +45,7 @@ class Role:
         # A failed loop says "One or more items failed"; its items carry the messages.
         failures = [item["msg"] for play in report["plays"] for task in play["tasks"]
                     for host in task["hosts"].values() if host.get("failed")
-                    for item in (host.get("results") or [host]) if item.get("failed")]
+                    for item in (host.get("results") or [host]) if failed(item)]
         return stats, failures
 
     def record(self):
