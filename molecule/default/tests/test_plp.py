@@ -33,7 +33,7 @@ import pytest
 from test_site_defaults import MEASURED, probe_one
 
 testinfra_hosts = ["ansible://osds"]
-pytestmark = pytest.mark.drives
+pytestmark = [pytest.mark.drives, pytest.mark.load_sensitive]
 
 # Makes and removes the disks in the guest; the OSD bench uses it too.
 FLUSH_COST_DISK = Path(__file__).resolve().parents[3] / "lab" / "flush_cost_disk.sh"
