@@ -125,11 +125,10 @@ make_core_env() {
   local entry
   for entry in "${OLDER_CORES[@]}"; do
     [ "${entry%%=*}" = "$1" ] || continue
-    if [ "$(printf '%s\n' "$FIRST_NEW_CONTROLLER_CORE" "$1" | sort -V | head -n 1)" = "$FIRST_NEW_CONTROLLER_CORE" ]; then
-      make_venv "$REPO_ROOT/scripts/cores/requirements-$1.txt" "venv-core-$1" "$CONTROLLER_PYTHON" || return 1
-    else
-      make_venv "$REPO_ROOT/scripts/cores/requirements-$1.txt" "venv-core-$1" || return 1
-    fi
+    local python=""
+    [ "$(printf '%s\n' "$FIRST_NEW_CONTROLLER_CORE" "$1" | sort -V | head -n 1)" = "$FIRST_NEW_CONTROLLER_CORE" ] &&
+      python=$CONTROLLER_PYTHON
+    make_venv "$REPO_ROOT/scripts/cores/requirements-$1.txt" "venv-core-$1" "$python" || return 1
     COLLECTIONS_DIR="$BUILD_DIR/collections-core-$1"
     make_collections "${entry#*=}" "$COLLECTIONS_DIR"
     return
