@@ -3,7 +3,7 @@ gate, no OSD, every disk as before), then exclude: OSDs on exactly the disks the
 and not a byte changed on any other disk of the zoo.
 
 The expected sets are the lab's disks as they are built (lab/labctl.py): the fast SSD, the
-"HDD" and the virtio disk are fast, the slow SSD is throttled to 50 writes a second, the random
+"HDD" and the virtio disk are fast, the slow SSD is throttled to 10 writes a second, the random
 disk holds data without a signature and the data disk a GPT with XFS.
 """
 
