@@ -5,7 +5,8 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cephops.osd_tuning.plugins.filter import disk_paths, gate_candidates, gate_host, gate_report
+from ansible_collections.cephops.osd_tuning.plugins.filter import (disk_paths, gate_candidates, gate_host, gate_report,
+                                                                   named_disks)
 
 
 def test_filters_are_registered_under_their_names():
@@ -13,6 +14,7 @@ def test_filters_are_registered_under_their_names():
     assert set(gate_candidates.FilterModule().filters()) == {"gate_candidates"}
     assert set(gate_host.FilterModule().filters()) == {"gate_host"}
     assert set(gate_report.FilterModule().filters()) == {"gate_report"}
+    assert set(named_disks.FilterModule().filters()) == {"named_disks"}
 
 
 def test_candidates_to_record_to_every_format():
@@ -42,3 +44,10 @@ def test_disk_paths_map_names_through_the_inventory_links():
     disks = [{"name": "sdb", "path": "/dev/sdb", "links": ["/dev/sdb", "/dev/disk/by-id/wwn-0x5000c500a1b2c3d4"]}]
     assert disk_paths.disk_paths(["/dev/disk/by-id/wwn-0x5000c500a1b2c3d4", "sdb", "sdz", "/dev/disk/by-id/gone"],
                                  disks) == ["/dev/sdb", "/dev/sdb", "/dev/sdz", "/dev/disk/by-id/gone"]
+
+
+def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_named():
+    disks = [{"name": name, "path": "/dev/" + name, "links": ["/dev/" + name, "/dev/disk/by-id/ata-" + name.upper()]}
+             for name in ("sda", "sdb", "sdc")]
+    assert named_disks.named_disks(disks, ["/dev/disk/by-id/ata-SDC", "sda", "sdz"]) == [disks[0], disks[2]]
+    assert named_disks.named_disks(disks, []) == disks

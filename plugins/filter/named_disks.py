@@ -1,0 +1,57 @@
+# -*- coding: utf-8 -*-
+# Copyright: cephops.osd_tuning contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+name: named_disks
+short_description: The disks of an inventory that a list of names names, or all of them
+version_added: 0.1.0
+description:
+  - Keeps the disks of M(cephops.osd_tuning.disk_facts) whose C(links) hold one of the names
+    (kernel name, path or /dev/disk/by-* link), in inventory order, as
+    P(cephops.osd_tuning.disk_paths#filter) resolves them.
+  - An empty list of names keeps every disk, as a role's empty C(*_devices) option means.
+author:
+  - cephops maintainers (@cephops)
+positional: names
+options:
+  _input:
+    description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
+    type: list
+    elements: dict
+    required: true
+  names:
+    description: Names of disks; empty for all.
+    type: list
+    elements: str
+    required: true
+"""
+
+EXAMPLES = r"""
+- name: The disks io_scheduler_devices names, or every disk when it names none
+  ansible.builtin.set_fact:
+    scope: "{{ inventory.disks | cephops.osd_tuning.named_disks(io_scheduler_devices) }}"
+"""
+
+RETURN = r"""
+_value:
+  description: The disks named, in inventory order; a name no disk has is left out.
+  type: list
+  elements: dict
+"""
+
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import disk_paths as paths_util
+
+
+def named_disks(disks, names):
+    return paths_util.named(disks, names)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"named_disks": named_disks}
