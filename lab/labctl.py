@@ -14,7 +14,6 @@ import argparse
 import concurrent.futures
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import re
@@ -520,12 +519,6 @@ class Lab:
             return [dict(vm=name, disk=disk, overlay=overlay, base=base, **base_check(overlay, base, in_use))
                     for disk, (overlay, base) in overlays.items()]
 
-    def control_path(self) -> str:
-        """ssh's ControlPath for this state dir's VMs (%C: host, port, user): in the temp dir, as a
-        socket's path must fit in 108 bytes and a state dir can lie deep in a checkout."""
-        digest = hashlib.sha256(str(self.state_dir).encode()).hexdigest()[:12]
-        return str(Path(tempfile.gettempdir()) / f"cephops-lab-{digest}-%C")
-
     def write_inventory(self) -> None:
         """Ansible inventory of the running VMs, group osds. JSON strings are valid YAML scalars."""
         lines = ["# Written by labctl; rewritten on every up/down.", "all:", "  children:", "    osds:",
@@ -533,11 +526,7 @@ class Lab:
         running = [name for name in self.names() if self.pid(name) is not None]
         if not running:
             lines[-1] += " {}"
-        # One shared connection per VM: testinfra's ssh backend connects anew for every command
-        # and names no ControlPath, and a key exchange costs the guest about 1.5 s under TCG
-        # (0.1 s over a shared one). Ansible uses the same path, and closes it when it reboots.
-        ssh_args = " ".join(SSH_OPTIONS[:-2] + ("-o", "ControlMaster=auto", "-o", "ControlPersist=60s",
-                                                "-o", f"ControlPath={self.control_path()}"))
+        ssh_args = " ".join(SSH_OPTIONS[:-2])
         for name in running:
             meta = self.meta(name)
             host_vars = {

@@ -8,7 +8,6 @@ import threading
 from pathlib import Path
 
 import pytest
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "lab"))
 
@@ -186,17 +185,3 @@ def test_siblings_are_one_model_on_two_firmwares_each_on_an_ahci_port(tmp_path):
     buses = [d["bus"] for d in devices(argv, "ide-hd")]
     assert len(buses) == 10 and len(set(buses)) == 10 and {b.split(".")[0] for b in buses} == {"ahci0", "ahci1"}
     assert labctl.siblings(0) == ()
-
-
-def test_inventory_shares_one_ssh_connection_per_vm_at_a_path_a_socket_can_take(tmp_path, monkeypatch):
-    # A state dir as deep as a CI checkout's can be: the socket's path must still fit 108 bytes.
-    deep = tmp_path.joinpath(*["a-rather-long-folder-name"] * 8)
-    running_vm(deep, monkeypatch, "bookworm")
-    lab = labctl.Lab(deep, "bookworm")
-    lab.write_inventory()
-    host = yaml.safe_load(lab.inventory.read_text())["all"]["children"]["osds"]["hosts"]["node1"]
-    options = dict(arg.split("=", 1) for arg in host["ansible_ssh_common_args"].split() if "=" in arg)
-    assert options["ControlMaster"] == "auto" and options["ControlPersist"] == "60s"
-    path = options["ControlPath"]
-    assert path.endswith("-%C") and path != labctl.Lab(tmp_path, "bookworm").control_path()
-    assert len(path.replace("%C", "0" * 40).encode()) < 108 < len(str(deep).encode())
