@@ -49,10 +49,10 @@ def main():
         for label, path, where, module in disks:
             by_hand, probe = [], []
             for repeat in range(args.repeats):
-                def by_hand():
+                def run_by_hand():
                     by_hand.append(benchlib.article_fio(path, args.runtime, on=where))
 
-                def by_module():
+                def run_module():
                     # The hand-run article command leaves random data on the disk; the benchmark
                     # wrote it, so it names the disk as one the probe may overwrite.
                     found = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, overwrite_data=[path],
@@ -61,7 +61,7 @@ def main():
                         sys.exit("%s: the module measured nothing: %s" % (label, "; ".join(found["reasons"])))
                     probe.append(found["write_iops"])
 
-                for step in ((by_hand, by_module) if repeat % 2 == 0 else (by_module, by_hand)):
+                for step in ((run_by_hand, run_module) if repeat % 2 == 0 else (run_module, run_by_hand)):
                     step()
             ratio = benchlib.median(probe) / benchlib.median(by_hand)
             rows.append((label, "%.0f" % benchlib.median(by_hand), "%.0f" % benchlib.median(probe),
