@@ -45,11 +45,15 @@ _value:
   elements: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import disk_paths as paths_util
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import resolve
 
 
 def named_disks(disks, names):
-    return paths_util.named(disks, names)
+    """The disks the names name, in inventory order; every disk when no name is given."""
+    if not names:
+        return list(disks)
+    wanted = set(resolve(disks, names))
+    return [disk for disk in disks if disk["path"] in wanted]
 
 
 class FilterModule(object):

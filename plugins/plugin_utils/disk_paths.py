@@ -41,11 +41,3 @@ def stable_path(given, links, device):
         if found:
             return found[0]
     return device
-
-
-def named(disks, names):
-    """The disks the names name, in inventory order; every disk when no name is given."""
-    if not names:
-        return list(disks)
-    wanted = set(resolve(disks, names))
-    return [disk for disk in disks if disk["path"] in wanted]
