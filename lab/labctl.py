@@ -408,18 +408,25 @@ class Lab:
         vm_dir.mkdir(parents=True, exist_ok=True)
         disks = self.create_disks(name, os_image, bases, zoo, saved)
         port = free_port(self.meta(name).get("port") if saved else None)
-        self.console_log(name).write_bytes(b"")
         meta = {"name": name, "port": port, "accel": accel, "suite": self.suite, "variant": self.variant,
-                "os_image": str(os_image),
+                "os_image": str(os_image), "qemu": self.qemu_argv(name, port, accel, disks, zoo),
                 "disks": disks, "bases": {disk.name: str(bases[disk.base]) for disk in zoo if disk.base}}
         if "data" in bases:
             meta["data_manifest"] = str(labimage.data_manifest_path(bases["data"]))
         (vm_dir / "vm.json").write_text(json.dumps(meta, indent=2) + "\n")
+        return self.start(name)
+
+    def start(self, name: str) -> float:
+        """Start the VM's QEMU as its metadata says, with the write limits set since it was made,
+        and wait for SSH; returns seconds to SSH."""
+        meta = self.meta(name)
+        self.console_log(name).write_bytes(b"")
         started = time.monotonic()
-        qemu = subprocess.run(self.qemu_argv(name, port, accel, disks, zoo), stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, check=False)
+        qemu = subprocess.run(meta["qemu"], stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
         if qemu.returncode != 0:
             raise LabError(f"{name}: QEMU failed to start: {qemu.stderr.strip()}")
+        for disk, iops in meta.get("throttles", {}).items():
+            self.throttle_writes(name, disk, iops)
         self.wait_for_ssh(name, started + SSH_TIMEOUT)
         return time.monotonic() - started
 
@@ -463,12 +470,9 @@ class Lab:
         while Path(f"/proc/{pid}").exists():
             time.sleep(0.1)
 
-    def save(self, name: str, target: Path) -> None:
-        """Shut the guest down cleanly and keep a copy of its disks in `target` (written beside it,
-        then renamed, so a target that exists is whole). Saved states beside it named alike up to the
-        last dash (NAME-KEY) are removed: a new key replaces the old one."""
-        pid = self.pid(name)
-        if pid is None:
+    def power_off(self, name: str) -> None:
+        """Shut the guest down cleanly and wait for its QEMU to exit."""
+        if self.pid(name) is None:
             raise LabError(f"{name} is not running")
         subprocess.run(self.ssh_argv(name, "systemctl", "poweroff"), stdin=subprocess.DEVNULL,
                        capture_output=True, check=False)
@@ -477,6 +481,19 @@ class Lab:
             if time.monotonic() > deadline:
                 raise LabError(f"{name}: still running {POWEROFF_TIMEOUT} s after poweroff\n{self.console_tail(name)}")
             time.sleep(1)
+
+    def power_cycle(self, name: str) -> float:
+        """A clean poweroff and a cold boot through grub of the same disks, on the same port, with
+        the same write limits; returns seconds to SSH. It proves what a reboot does, without
+        Ansible's reboot waiting out a connection QEMU's user-mode network never closes."""
+        self.power_off(name)
+        return self.start(name)
+
+    def save(self, name: str, target: Path) -> None:
+        """Shut the guest down cleanly and keep a copy of its disks in `target` (written beside it,
+        then renamed, so a target that exists is whole). Saved states beside it named alike up to the
+        last dash (NAME-KEY) are removed: a new key replaces the old one."""
+        self.power_off(name)
         partial = target.with_name(target.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
@@ -507,6 +524,10 @@ class Lab:
         limits = dict.fromkeys(("bps", "bps_rd", "bps_wr", "iops", "iops_rd"), 0)
         with contextlib.closing(Qmp(self.qmp_socket(name))) as qmp:
             qmp.execute("block_set_io_throttle", device=disk, iops_wr=iops, **limits)
+        meta = self.meta(name)
+        if meta.get("throttles", {}).get(disk) != iops:  # kept for a power cycle, as a reboot keeps it
+            meta.setdefault("throttles", {})[disk] = iops
+            (self.vm_dir(name) / "vm.json").write_text(json.dumps(meta, indent=2) + "\n")
 
     def base_checks(self, name: str) -> list[dict]:
         """Per disk on a base image: the bytes written to its overlay and, only if any were,
@@ -602,6 +623,18 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
     if errors:
         raise LabError("\n\n".join(errors))
     print(lab.inventory)
+    return 0
+
+
+def cmd_power_cycle(lab: Lab, args: argparse.Namespace) -> int:
+    names = list(dict.fromkeys(args.name))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
+        futures = {name: pool.submit(lab.power_cycle, name) for name in names}
+    errors = [str(f.exception()) for f in futures.values() if f.exception() is not None]
+    if errors:
+        raise LabError("\n\n".join(errors))
+    for name, future in futures.items():
+        log(f"{name}: SSH up after {future.result():.0f} s on port {lab.meta(name)['port']}")
     return 0
 
 
@@ -707,6 +740,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     save.add_argument("vm")
     save.add_argument("--to", type=Path, required=True, metavar="DIR")
     save.set_defaults(func=cmd_save)
+    cycle = sub.add_parser("power-cycle", help="shut VMs down cleanly and boot them again on the same disks, port "
+                                               "and write limits, in parallel, and wait for SSH")
+    cycle.add_argument("--name", action="append", required=True, help="VM name; repeat for several VMs")
+    cycle.set_defaults(func=cmd_power_cycle)
     down = sub.add_parser("down", help="stop VMs (default: all) and check nothing was written to their pre-filled "
                                        "disks")
     down.add_argument("--name", action="append", help="only this VM; repeatable")

@@ -94,7 +94,7 @@ def test_default_suite_follows_the_variant(monkeypatch):
     assert labimage.VARIANTS["plain"].suites[0] == labimage.DEFAULT_SUITE
 
 
-def test_throttle_asks_qemu_for_a_write_limit_only(tmp_path, monkeypatch):
+def test_throttle_asks_qemu_for_a_write_limit_only_and_keeps_it_for_a_power_cycle(tmp_path, monkeypatch):
     """A QEMU monitor stand-in on a Unix socket records the commands labctl sends."""
     path = tmp_path / "qmp.sock"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -116,12 +116,16 @@ def test_throttle_asks_qemu_for_a_write_limit_only(tmp_path, monkeypatch):
     thread.start()
     lab = labctl.Lab(tmp_path, "trixie", "ceph")
     monkeypatch.setattr(lab, "qmp_socket", lambda name: path)
+    lab.vm_dir("ceph1").mkdir(parents=True)
+    (lab.vm_dir("ceph1") / "vm.json").write_text('{"name": "ceph1"}')
     lab.throttle_writes("ceph1", "hdd", 150)
     thread.join(timeout=10)
     server.close()
     assert [command["execute"] for command in received] == ["qmp_capabilities", "block_set_io_throttle"]
     assert received[1]["arguments"] == {"device": "hdd", "iops_wr": 150, "iops": 0, "iops_rd": 0, "bps": 0,
                                         "bps_rd": 0, "bps_wr": 0}
+    # power-cycle (Lab.start) sets it again on the new QEMU, as a reboot keeps it.
+    assert lab.meta("ceph1")["throttles"] == {"hdd": 150}
 
 
 def test_the_spare_ssd_alone_gets_a_wwn_and_only_sata_takes_one(tmp_path):
