@@ -28,17 +28,19 @@ def host_records(hosts, disks):
     records = []
     for index in range(hosts):
         devices = ["/dev/disk/by-id/wwn-0x5000c500%08x" % (index * disks + d) for d in range(disks)]
+        # Shaped as gate_candidates gives them.
         candidates = [{"device": dev, "given": [dev], "sources": ["devices"], "roles": ["data"], "rotational": False,
-                       "gate_class": "flash"} for dev in devices]
+                       "slots": [["devices", d, "data"]], "class": "flash", "probe": True, "presence": "present",
+                       "reasons": [], "links": [dev], "wwn": None} for d, dev in enumerate(devices)]
         results = [{"device": dev, "name": "sd%s" % chr(97 + d), "model": "SYNTHETIC SSD", "serial": "S%d" % d,
                     "verdict": VERDICTS[(index + d) % len(VERDICTS)], "reasons": ["synthetic"],
                     "write_iops": 500.0 + 997 * ((index + d) % 40), "p99_sync_latency_ms": 0.3,
                     "runtime_ms": 15000, "cached": False, "cache_age_seconds": None, "plp": {"verdict": "unknown", "reasons": ["synthetic"]}}
                    for d, dev in enumerate(devices)]
         # The registered results of the role's async start task and of async_status.
-        started = [{"ansible_job_id": "j1", "started": 1, "finished": 0}]
-        finished = [{"finished": 1, "changed": True, "results": results, "ansible_job_id": "j1"}]
-        records.append(gate_decision.host_record("osd-%04d" % index, candidates, ["flash"], started, finished,
+        started = {"ansible_job_id": "j1", "started": 1, "finished": 0}
+        finished = {"finished": 1, "changed": True, "results": results, "ansible_job_id": "j1"}
+        records.append(gate_decision.host_record("osd-%04d" % index, candidates, started, finished,
                                                  SETTINGS))
     return records
 

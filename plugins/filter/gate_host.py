@@ -9,15 +9,15 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 name: gate_host
-short_description: One host's disk gate decision from its candidates and probe jobs
+short_description: One host's disk gate decision from its candidates and probe job
 version_added: 0.1.0
 description:
   - Joins the candidates of P(cephops.osd_tuning.gate_candidates#filter) with the results of the
-    asynchronous M(cephops.osd_tuning.sync_write_probe) jobs of the host (one job per class of
-    thresholds) and decides which disks are approved.
+    host's asynchronous M(cephops.osd_tuning.sync_write_probe) job (one for all its disks, each
+    judged by the thresholds of its class) and decides which disks are approved.
   - V(suitable) always passes, V(marginal) only with C(allow_marginal), a rotational disk under
     C(hdd_policy=skip) is V(skipped) and passes ungated. Fails closed; V(unsuitable), V(unhealthy),
-    V(refused), V(error), a job that failed, timed out or lost its host, and a disk without a
+    V(refused), V(error), every disk of a job that failed, timed out or lost its host, and a disk without a
     result are never approved. An LV or partition is V(not_probed) and passes ungated; a
     name not on the host is V(absent), skipped unless C(absent_policy) is V(block). With
     C(fail_closed) both are blocked.
@@ -25,7 +25,7 @@ description:
     not at all.
 author:
   - cephops maintainers (@cephops)
-positional: host, classes, started, finished, settings, health, controllers
+positional: host, started, finished, settings, health, controllers
 options:
   _input:
     description: The candidates.
@@ -36,22 +36,15 @@ options:
     description: The host's inventory name.
     type: str
     required: true
-  classes:
-    description: The class of thresholds (V(flash), V(hdd), V(db), V(wal)) of each probe job, in the order the jobs were started.
-    type: list
-    elements: str
-    required: true
   started:
-    description: The registered C(results) of the async start task, one per class of O(classes), in that order.
-    type: list
-    elements: dict
+    description:
+      - The registered result of the async start task of the probe job (its C(results) in check
+        mode, which runs the module without async; skipped when no disk was to be probed).
+    type: dict
     required: true
   finished:
-    description:
-      - The registered C(results) of the async_status task that waited for the jobs, one for each
-        started job with an C(ansible_job_id), in the order of O(started).
-    type: list
-    elements: dict
+    description: The registered result of the async_status task that waited for the job (V({}) or skipped when there was none).
+    type: dict
     required: true
   settings:
     description: C(allow_marginal), C(hdd_policy), C(absent_policy), C(fail_closed), C(health_required) and C(cephadm_host).
@@ -71,8 +64,8 @@ options:
 EXAMPLES = r"""
 - name: Decide
   ansible.builtin.set_fact:
-    record: "{{ candidates | cephops.osd_tuning.gate_host(inventory_hostname, ['flash', 'hdd'], jobs.results,
-                done.results, {'allow_marginal': false, 'hdd_policy': 'probe'}) }}"
+    record: "{{ candidates | cephops.osd_tuning.gate_host(inventory_hostname, job, done,
+                {'allow_marginal': false, 'hdd_policy': 'probe'}) }}"
 """
 
 RETURN = r"""
@@ -90,8 +83,8 @@ _value:
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 
-def gate_host(candidates, host, classes, started, finished, settings, health=None, controllers=None):
-    return gate_decision.host_record(host, candidates, classes, started, finished, settings, health, controllers)
+def gate_host(candidates, host, started, finished, settings, health=None, controllers=None):
+    return gate_decision.host_record(host, candidates, started, finished, settings, health, controllers)
 
 
 class FilterModule(object):

@@ -33,6 +33,11 @@ def requested(devices):
     return entries, names
 
 
+def thresholds_of(settings, name):
+    """The thresholds that judge disk ``name``: those of its class (device_classes) or the run's."""
+    return settings.get("thresholds_by_name", {}).get(name) or settings["thresholds"]
+
+
 def judge(run_command, names, overwrite, settings, journal, cache, check_mode, warn):
     """({name: result}, pending restores, changed) of one run over the disks ``names``.
 
@@ -146,7 +151,9 @@ def _from_cache(probe, outcomes, settings, cache, now):
     for disk in probe:
         identity = probe_cache.disk_identity(disk, backing_file(disk["name"]))
         if identity is not None:
-            keys[disk["name"]] = probe_cache.entry_key(identity, settings)
+            # The disk's own thresholds: a key as one job per class of thresholds made it.
+            keys[disk["name"]] = probe_cache.entry_key(identity, dict(settings, thresholds=thresholds_of(
+                settings, disk["name"])))
             hit = probe_cache.lookup(cache_dir, keys[disk["name"]], now, max_age)
             if hit:
                 outcomes[disk["name"]] = cached_result(disk, *hit)
@@ -294,7 +301,7 @@ class Prober:
                     if "measurement" in outcome:
                         stages[disk["name"]].append(outcome["measurement"])
                     if "error" in outcome or probe_verdict.decided_early(
-                            stages[disk["name"]], self.s["thresholds"], self.s["margin"]):
+                            stages[disk["name"]], thresholds_of(self.s, disk["name"]), self.s["margin"]):
                         final[disk["name"]] = outcome
                     else:
                         still.append(disk)
@@ -577,7 +584,7 @@ def probe_result(disk, outcome, settings, fio_version):
     for key in ("write_iops", "write_bw_bytes", "total_ios", "runtime_ms", "latency_us"):
         result[key] = measurement[key]
     result["p99_sync_latency_ms"] = fio_job.p99_sync_latency_ms(measurement)
-    result["verdict"], result["reasons"] = probe_verdict.verdict(measurement, settings["thresholds"])
+    result["verdict"], result["reasons"] = probe_verdict.verdict(measurement, thresholds_of(settings, disk["name"]))
     return result
 
 

@@ -108,6 +108,22 @@ options:
       - Largest 99th percentile sync latency for V(marginal), in milliseconds.
     type: float
     default: 5.0
+  class_thresholds:
+    description:
+      - Thresholds of their own for classes of disks (for example V(hdd), V(db) or V(wal)), by
+        class name, each a dictionary of any of O(min_iops), O(marginal_min_iops),
+        O(max_p99_sync_latency_ms) and O(marginal_max_p99_sync_latency_ms); what one leaves out
+        is taken from those options. O(device_classes) says which disks each class judges.
+      - With both, one call probes disks of every class at once (the disk_gate role starts one
+        job per host this way); results and cache entries are those of one call per class.
+    type: dict
+    default: {}
+  device_classes:
+    description:
+      - The class (a key of O(class_thresholds)) of disks of O(devices), by the device as given
+        there. A disk not listed is judged by the top-level thresholds.
+    type: dict
+    default: {}
   parallel:
     description:
       - Probe all disks in one fio run side by side. V(false) probes them one after another,
@@ -534,6 +550,30 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
 
 
+def _number(key, value):
+    if value is None:
+        return None
+    return float(value) if "latency" in key else int(value)
+
+
+def class_thresholds(given, defaults):
+    """{class: thresholds} of class_thresholds, each completed from ``defaults`` and checked."""
+    classes = {}
+    for name, limits in given.items():
+        if not isinstance(limits, dict) or set(limits) - set(probe_verdict.DEFAULT_THRESHOLDS):
+            raise ValueError("class_thresholds.%s takes only %s" % (name, ", ".join(sorted(probe_verdict.DEFAULT_THRESHOLDS))))
+        try:
+            found = dict(defaults, **dict((key, _number(key, value)) for key, value in limits.items()))
+        except (TypeError, ValueError):
+            raise ValueError("class_thresholds.%s: every threshold is a number" % name)
+        try:
+            probe_verdict.check_thresholds(found)
+        except ValueError as exc:
+            raise ValueError("class_thresholds.%s: %s" % (name, exc))
+        classes[str(name)] = found
+    return classes
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -547,6 +587,8 @@ def main():
                 type="float", default=probe_verdict.DEFAULT_THRESHOLDS["max_p99_sync_latency_ms"]),
             marginal_max_p99_sync_latency_ms=dict(
                 type="float", default=probe_verdict.DEFAULT_THRESHOLDS["marginal_max_p99_sync_latency_ms"]),
+            class_thresholds=dict(type="dict", default={}),
+            device_classes=dict(type="dict", default={}),
             parallel=dict(type="bool", default=True),
             adaptive=dict(type="bool", default=False),
             adaptive_stage_seconds=dict(type="int", default=1),
@@ -573,6 +615,7 @@ def main():
     fio = module.get_bin_path("fio", required=params["method"] == "fio")
 
     try:
+        classes = class_thresholds(params["class_thresholds"], thresholds)
         probe_verdict.check_thresholds(thresholds)
         overrides = fio_options.allowed_overrides(params["fio_options"], fio, module.run_command)
         options = fio_job.job_options(params["mode"], overrides)
@@ -604,6 +647,20 @@ def main():
     )
 
     entries, names = probe_utils.requested(params["devices"])
+    unknown = sorted(set(params["device_classes"]) - set(params["devices"]))
+    if unknown:
+        module.fail_json(msg="device_classes names %s, which devices does not list" % ", ".join(unknown))
+    unknown = sorted(set(str(c) for c in params["device_classes"].values()) - set(classes))
+    if unknown:
+        module.fail_json(msg="device_classes uses the class %s, which class_thresholds does not define"
+                         % ", ".join(unknown))
+    by_name = {}
+    for spec, name, _refused in entries:
+        if name and spec in params["device_classes"]:
+            found = classes[str(params["device_classes"][spec])]
+            if by_name.setdefault(name, found) != found:
+                module.fail_json(msg="%s is given twice, in classes of different thresholds" % spec)
+    settings["thresholds_by_name"] = by_name
     try:
         overwrite = set(blockdev.resolve_disks(params["overwrite_data"]))
     except blockdev.DeviceError as exc:

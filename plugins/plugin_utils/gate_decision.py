@@ -1,9 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The disk gate's decisions, pure functions of the candidates and the probe jobs.
+"""The disk gate's decisions, pure functions of the candidates and the probe job.
 
-``host_record`` turns one host's candidates and probe jobs into approved and blocked disks;
+``host_record`` turns one host's candidates and probe job into approved and blocked disks;
 ``fleet_document`` gathers every host's record (hosts without one count as not approved)
 and the per-model view of fleet_models.py into the document the renderers of gate_report.py
 turn into reports.
@@ -50,38 +50,30 @@ def decide(verdict, allow_marginal, absent_policy, fail_closed=False):
     return {True: "approved", False: "blocked", None: "pending"}[passes(verdict, allow_marginal)]
 
 
-def job_outcomes(classes, started, finished):
-    """{class: {"results": [...]} or {"error": why}} of the probe jobs of one host.
-
-    ``classes`` names the disk class of each job in the order the jobs were started,
-    ``started`` holds the registered results of the async start task in that order, and
-    ``finished`` those of async_status: one for each started job with an ``ansible_job_id``,
-    in the same order. Anything but a finished, successful job is an error: the gate fails
-    closed."""
-    statuses = iter(finished or [])
-    outcomes = {}
-    for group, start in zip(classes, started or []):
-        status = next(statuses, None) if "ansible_job_id" in start else None
-        if start.get("skipped"):
-            continue
-        if start.get("unreachable"):
-            outcomes[group] = {"error": "host unreachable when the probe started: %s" % start.get("msg", "")}
-        elif not start.get("failed") and "ansible_job_id" not in start and "results" in start:
-            # Check mode runs the module without async (ansible-core before 2.17 refuses both).
-            outcomes[group] = {"results": start["results"]}
-        elif start.get("failed") or not start.get("ansible_job_id"):
-            outcomes[group] = {"error": "the probe did not start: %s" % start.get("msg", "")}
-        elif status is None:
-            outcomes[group] = {"error": "no status of the probe job"}
-        elif status.get("unreachable"):
-            outcomes[group] = {"error": "host unreachable during the probe: %s" % status.get("msg", "")}
-        elif status.get("failed") or not status.get("finished") or "results" not in status:
-            # A module failure arrives as a finished job with a msg and no results, its failed
-            # flag cleared by the poll's failed_when.
-            outcomes[group] = {"error": "the probe failed: %s" % (status.get("msg") or "unfinished")}
-        else:
-            outcomes[group] = {"results": status.get("results") or []}
-    return outcomes
+def job_outcome(started, finished):
+    """{"results": [...]} or {"error": why} of the host's probe job, or {} when it had no disk to
+    probe. ``started`` is the registered result of the async start task and ``finished`` that of
+    the async_status task that waited for the job. Anything but a finished, successful job is an
+    error: the gate fails closed."""
+    started, finished = started or {}, finished or {}
+    if started.get("skipped"):
+        return {}
+    if started.get("unreachable"):
+        return {"error": "host unreachable when the probe started: %s" % started.get("msg", "")}
+    if not started.get("failed") and "ansible_job_id" not in started and "results" in started:
+        # Check mode runs the module without async (ansible-core before 2.17 refuses both).
+        return {"results": started["results"]}
+    if started.get("failed") or not started.get("ansible_job_id"):
+        return {"error": "the probe did not start: %s" % started.get("msg", "")}
+    if not finished or finished.get("skipped"):
+        return {"error": "no status of the probe job"}
+    if finished.get("unreachable"):
+        return {"error": "host unreachable during the probe: %s" % finished.get("msg", "")}
+    if finished.get("failed") or not finished.get("finished") or "results" not in finished:
+        # A module failure arrives as a finished job with a msg and no results, its failed
+        # flag cleared by the poll's failed_when.
+        return {"error": "the probe failed: %s" % (finished.get("msg") or "unfinished")}
+    return {"results": finished.get("results") or []}
 
 
 def health_verdict(verdict, health, require):
@@ -129,37 +121,35 @@ def _disk_entry(candidate, result, settings, health):
     return entry
 
 
-def _result(candidate, outcomes, by_device, settings):
-    """What decides a candidate: not probed, absent, skipped (HDD skip), or its probe job's result."""
+def _result(candidate, outcome, by_device, settings):
+    """What decides a candidate: not probed, absent, skipped (HDD skip), or the probe job's result."""
     if not candidate["probe"]:
         return {"verdict": "absent" if candidate["presence"] == "absent" else "not_probed",
                 "reasons": list(candidate["reasons"])}
-    group = candidate["class"]
-    if group == "hdd" and settings.get("hdd_policy") == "skip":
+    if candidate["class"] == "hdd" and settings.get("hdd_policy") == "skip":
         return {"verdict": "skipped", "reasons": ["rotational disk: not gated (disk_gate_hdd_policy skip)"]}
-    if "error" in outcomes.get(group, {}):
-        return {"verdict": "error", "reasons": [outcomes[group]["error"]]}
+    if "error" in outcome:
+        return {"verdict": "error", "reasons": [outcome["error"]]}
     return by_device.get(candidate["device"]) or {
         "verdict": "error", "reasons": ["the probe returned no result for this disk"]}
 
 
-def host_record(host, candidates, classes, started, finished, settings, health=None, controllers=None):
+def host_record(host, candidates, started, finished, settings, health=None, controllers=None):
     """One host's decision: every candidate with its verdict and decision.
 
-    ``classes``, ``started`` and ``finished`` describe the probe jobs (see job_outcomes).
+    ``started`` and ``finished`` describe the host's probe job (see job_outcome).
     ``settings``: ``allow_marginal``, ``hdd_policy`` (probe or skip), ``absent_policy``
     (skip or block), ``fail_closed`` (see decide), ``health_required`` and ``cephadm_host`` (the
     host's name in the orchestrator). A disk whose probe errored or gave no result is never approved.
     ``health`` is the disk_health module's result, ``controllers`` controller_cache's.
     """
-    outcomes = job_outcomes(classes, started, finished)
+    outcome = job_outcome(started, finished)
     by_device = {}
-    for outcome in outcomes.values():
-        for result in outcome.get("results", []):
-            by_device.setdefault(result.get("device"), result)
-    errors = sorted(set(o["error"] for o in outcomes.values() if "error" in o))
+    for result in outcome.get("results", []):
+        by_device.setdefault(result.get("device"), result)
+    errors = [outcome["error"]] if "error" in outcome else []
     by_disk = (health or {}).get("health") or {}
-    disks = [_disk_entry(candidate, _result(candidate, outcomes, by_device, settings), settings, by_disk)
+    disks = [_disk_entry(candidate, _result(candidate, outcome, by_device, settings), settings, by_disk)
              for candidate in candidates]
     chosen_by = []
     for candidate in candidates:

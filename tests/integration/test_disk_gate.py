@@ -183,7 +183,7 @@ def test_second_run_comes_from_cache_until_the_disk_changes(loop_disks, gate):
     assert (cached["verdict"], cached["cached"], cached["write_iops"]) == (
         "suitable", True, first.disk(disk.path)["write_iops"])
     assert 0 <= cached["cache_age_seconds"] < 3600
-    job = second.task("Wait for the probe")["results"][0]
+    job = second.task("Wait for the probe")
     assert job["changed"] is False and job["results"][0]["written"] is False
 
     make_gpt_partitions(disk)
@@ -245,7 +245,7 @@ def test_measuring_with_the_cache_disabled_refuses_a_disk_only_the_kernel_sees(l
                                 "loop); only the kernel's view (queue/write_cache) can, which stops the flushes, not "
                                 "the cache"]
     assert found["write_cache_disabled"] is None and run.record["blocked"] == [disk.path]
-    job = run.task("Wait for the probe")["results"][0]
+    job = run.task("Wait for the probe")
     assert job["changed"] is False and job["results"][0]["written"] is False
     assert (disk.checksum(), kernel_write_cache(disk)) == (before, cache)
 
@@ -264,6 +264,21 @@ def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):
     found = run.disk(disk.path)
     assert (found["class"], found["verdict"], found["approved"], found["gated"]) == ("hdd", "skipped", True, False)
     assert run.task("Start the sync-write probe").get("skipped") is True
+
+
+def test_each_class_is_judged_by_its_own_thresholds_in_one_job(loop_disks, gate):
+    # The data disk (the HDD class: loop devices report rotational) gets easy thresholds, the DB
+    # disk of dedicated_devices impossible ones of its own; one job a host probes both.
+    data, db = loop_disks(), loop_disks()
+    run = gate.play([], disk_gate_devices=[], devices=[data.path], dedicated_devices=[db.path],
+                    disk_gate_db_thresholds=IMPOSSIBLE, disk_gate_policy="warn")
+    assert run.rc == 0, run.failures
+    found = dict((d["device"], (d["class"], d["verdict"])) for d in run.record["disks"])
+    assert found == {data.path: ("hdd", "suitable"), db.path: ("db", "unsuitable")}, found
+    started = run.task("Start the sync-write probe")
+    assert started["ansible_job_id"] and "results" not in started, started
+    assert sorted(result["device"] for result in run.task("Wait for the probe")["results"]) == sorted(
+        [data.path, db.path])
 
 
 @pytest.mark.cores
@@ -397,6 +412,6 @@ def test_the_probe_jobs_are_found_whatever_home_the_controller_has(loop_disks, g
     assert run.rc == 0, run.failures
     assert run.disk(disk.path)["verdict"] == "suitable"
     # The job's status file was in the role's directory, and went from there once read.
-    job = run.task("Wait for the probe")["results"][0]
-    erased = run.task("Remove the status files")["results"][0]["erased"]
+    job = run.task("Wait for the probe")
+    erased = run.task("Remove the status file")["erased"]
     assert erased == str(gate.async_dir / job["ansible_job_id"]) and not os.path.exists(erased)

@@ -589,7 +589,7 @@ def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_d
                 probe_region.owner_alive(record) for record in journal.records() if record["device"] == disk.path)):
             time.sleep(0.5)
         again = gate.play([disk], disk_gate_runtime=2)
-        job = again.task("Wait for the probe")["results"][0]["results"][0]
+        job = again.task("Wait for the probe")["results"][0]
         return found, job
 
     def judge(outcome):

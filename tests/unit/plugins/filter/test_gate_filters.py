@@ -24,7 +24,7 @@ def test_candidates_to_record_to_every_format():
     start = {"ansible_job_id": "1.2"}
     probed = {"device": "/dev/sdb", "verdict": "suitable", "reasons": [], "write_iops": 9000.0}
     done = {"ansible_job_id": "1.2", "finished": 1, "results": [probed]}
-    record = gate_host.gate_host(candidates, "osd1", ["flash"], [start], [done],
+    record = gate_host.gate_host(candidates, "osd1", start, done,
                                  {"allow_marginal": False, "hdd_policy": "probe"})
     assert record["approved"] == ["/dev/sdb"]
     settings = {"policy": "block", "thresholds": {"flash": {"min_iops": 5000, "marginal_min_iops": 1000}}}

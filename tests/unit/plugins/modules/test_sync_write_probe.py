@@ -85,11 +85,24 @@ def test_documentation_lists_the_allow_list_and_the_restricted_values():
     ({"write_cache": "disabled", "compare_write_cache": True},
      "write_cache=disabled and compare_write_cache exclude each other: the comparison measures with the cache on "
      "and off itself"),
+    ({"class_thresholds": {"db": {"min_iops": 100, "marginal_min_iops": 200}}},
+     "class_thresholds.db: marginal_min_iops must not exceed min_iops"),
+    ({"class_thresholds": {"db": {"iops": 5}}}, "class_thresholds.db takes only marginal_max_p99_sync_latency_ms, "
+     "marginal_min_iops, max_p99_sync_latency_ms, min_iops"),
+    ({"class_thresholds": {"db": {"min_iops": "fast"}}}, "class_thresholds.db: every threshold is a number"),
+    ({"device_classes": {"/dev/sdx": "db"}}, "device_classes names /dev/sdx, which devices does not list"),
 ])
 def test_inconsistent_settings_fail_before_any_probe(run_module, args, msg):
     result = run_module(sync_write_probe.main, dict(args, devices=[]))
     assert result["failed"] is True
     assert result["msg"] == msg
+
+
+def test_a_device_class_needs_its_thresholds(run_module):
+    result = run_module(sync_write_probe.main, {"devices": ["/dev/cephops-missing"], "class_thresholds": {"db": {}},
+                                                "device_classes": {"/dev/cephops-missing": "wal"}})
+    assert result["failed"] is True
+    assert result["msg"] == "device_classes uses the class wal, which class_thresholds does not define"
 
 
 def test_unknown_mode_is_refused(run_module):

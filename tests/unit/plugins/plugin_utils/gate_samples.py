@@ -31,20 +31,17 @@ def result(device, verdict, iops=None, model="INTEL SSDSC2BB016T4", **extra):
     return found
 
 
-def jobs(groups):
-    """The classes of the probe jobs and the registered results of the async start task and of
-    async_status, as the role passes them."""
-    classes, started, finished = [], [], []
-    for number, (group, status) in enumerate(sorted(groups.items())):
-        classes.append(group)
-        started.append({"ansible_job_id": "j%d" % number, "started": 1, "finished": 0})
-        finished.append(dict(status, ansible_job_id="j%d" % number))
-    return classes, started, finished
+def job(status):
+    """The registered results of the role's async start task and of async_status for one probe
+    job whose status is ``status``; no job at all ({}) when ``status`` is None."""
+    if status is None:
+        return {"skipped": True}, {"skipped": True}
+    return {"ansible_job_id": "j1", "started": 1, "finished": 0}, dict(status, ansible_job_id="j1")
 
 
-def record(candidates, groups, host="osd1", **settings):
-    classes, started, finished = jobs(groups)
-    return gate_decision.host_record(host, candidates, classes, started, finished, dict(SETTINGS, **settings))
+def record(candidates, status, host="osd1", **settings):
+    started, finished = job(status)
+    return gate_decision.host_record(host, candidates, started, finished, dict(SETTINGS, **settings))
 
 
 def finished_ok(*results):
@@ -55,9 +52,9 @@ def fleet(records=None, hosts=None):
     if records is None:
         candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/nvme0n1", sources=["dedicated_devices"],
                                                                               roles=["db"])]
-        good = record(candidates, {"flash": finished_ok(
+        good = record(candidates, finished_ok(
             result("/dev/sdb", "suitable", 8713.0), result("/dev/sdc", "unsuitable", 574.0, model=HOSTILE),
-            result("/dev/nvme0n1", "suitable", 36600.0, cached=True, cache_age_seconds=7200))}, host="osd1")
+            result("/dev/nvme0n1", "suitable", 36600.0, cached=True, cache_age_seconds=7200)), host="osd1")
         records = [good, None]
     hosts = hosts or ["osd1", "osd<2>"]
     return gate_decision.fleet_document(hosts, records, SETTINGS, "2026-01-01T00:00:00Z")
@@ -82,7 +79,7 @@ def fleet_of(disks):
         results = [result(device, "suitable" if iops and iops >= 5000 else "unsuitable", iops, model=model,
                           firmware=firmware, p99_sync_latency_ms=p99, serial="%s-%s" % (host, device[-1]))
                    for device, (_host, model, firmware, iops, p99) in zip(devices, mine)]
-        records.append(record([candidate(d) for d in devices], {"flash": finished_ok(*results)}, host=host))
+        records.append(record([candidate(d) for d in devices], finished_ok(*results), host=host))
     return gate_decision.fleet_document(hosts, records, SETTINGS)
 
 

@@ -10,10 +10,10 @@ def test_only_suitable_passes_and_marginal_when_allowed():
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd"), candidate("/dev/sde")]
     probe = finished_ok(result("/dev/sdb", "suitable", 8713.0), result("/dev/sdc", "marginal", 1500.0),
                         result("/dev/sdd", "unsuitable", 574.0), result("/dev/sde", "refused", reasons=["Has GPT headers"]))
-    strict = record(candidates, {"flash": probe})
+    strict = record(candidates, probe)
     assert (strict["approved"], strict["blocked"], strict["passed"]) == (
         ["/dev/sdb"], ["/dev/sdc", "/dev/sdd", "/dev/sde"], False)
-    lenient = record(candidates, {"flash": probe}, allow_marginal=True)
+    lenient = record(candidates, probe, allow_marginal=True)
     assert lenient["approved"] == ["/dev/sdb", "/dev/sdc"]
     assert lenient["devices"] == ["/dev/sdb", "/dev/sdc"]
 
@@ -21,13 +21,15 @@ def test_only_suitable_passes_and_marginal_when_allowed():
 def test_errors_fail_closed():
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd", rotational=True)]
     probe = finished_ok(result("/dev/sdb", "error", reasons=["fio did not finish within 75 s; killed"]))
-    lost = {"unreachable": True, "msg": "ssh: connection reset"}
-    found = record(candidates, {"flash": probe, "hdd": lost})
+    found = record(candidates, probe)
     by_device = {d["device"]: d for d in found["disks"]}
     assert by_device["/dev/sdb"]["approved"] is False
     assert by_device["/dev/sdc"]["reasons"] == ["the probe returned no result for this disk"]
-    assert by_device["/dev/sdd"]["reasons"] == ["host unreachable during the probe: ssh: connection reset"]
-    assert found["status"] == "error" and found["approved"] == [] and not found["passed"]
+    assert not found["approved"] and not found["passed"]
+    # A job that lost its host blocks every disk it probed, of every class.
+    lost = record(candidates, {"unreachable": True, "msg": "ssh: connection reset"})
+    assert [d["reasons"] for d in lost["disks"]] == [["host unreachable during the probe: ssh: connection reset"]] * 3
+    assert lost["status"] == "error" and lost["approved"] == [] and not lost["passed"]
 
 
 @pytest.mark.parametrize("status,error", [
@@ -39,46 +41,47 @@ def test_errors_fail_closed():
     ({"finished": 1, "failed": False, "changed": False, "msg": "marginal_min_iops must not exceed min_iops"},
      "the probe failed: marginal_min_iops must not exceed min_iops"),
 ])
-def test_failed_or_timed_out_jobs_block_every_disk_of_their_class(status, error):
-    found = record([candidate("/dev/sdb")], {"flash": status})
+def test_failed_or_timed_out_jobs_block_every_disk(status, error):
+    found = record([candidate("/dev/sdb")], status)
     assert (found["disks"][0]["verdict"], found["disks"][0]["reasons"], found["blocked"]) == ("error", [error], ["/dev/sdb"])
 
 
 def test_unreachable_at_start_blocks_too():
     start = {"unreachable": True, "msg": "Failed to connect"}
-    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], ["flash"], [start], [], SETTINGS)
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], start, {"skipped": True}, SETTINGS)
     assert found["disks"][0]["reasons"] == ["host unreachable when the probe started: Failed to connect"]
 
 
-def test_each_status_belongs_to_the_next_started_job_with_a_job_id():
-    # The flash job never started, so async_status polled only the HDD job; the poll that
-    # lost the host carries no job id of its own.
-    started = [{"failed": True, "msg": "no fio"}, {"ansible_job_id": "j2", "started": 1}]
-    finished = [{"unreachable": True, "msg": "ssh: connection reset"}]
+@pytest.mark.parametrize("started,finished,error", [
+    ({"failed": True, "msg": "no fio"}, {"skipped": True}, "the probe did not start: no fio"),
+    # The wait task never ran, or its result is missing.
+    ({"ansible_job_id": "j1", "started": 1}, {"skipped": True}, "no status of the probe job"),
+    ({"ansible_job_id": "j1", "started": 1}, {}, "no status of the probe job"),
+])
+def test_a_job_that_did_not_start_or_left_no_status_blocks_every_disk(started, finished, error):
     found = gate_decision.host_record("osd1", [candidate("/dev/sdb"), candidate("/dev/sdc", rotational=True)],
-                                      ["flash", "hdd"], started, finished, SETTINGS)
-    assert [d["reasons"] for d in found["disks"]] == [["the probe did not start: no fio"],
-                                                      ["host unreachable during the probe: ssh: connection reset"]]
+                                      started, finished, SETTINGS)
+    assert [d["reasons"] for d in found["disks"]] == [[error], [error]] and found["errors"] == [error]
 
 
-def test_hdd_skip_passes_ungated_and_hdd_probe_uses_its_own_job():
+def test_hdd_skip_passes_ungated_and_hdd_probe_judges_it_with_the_rest():
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdd", rotational=True)]
-    skipped = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0))}, hdd_policy="skip")
+    skipped = record(candidates, finished_ok(result("/dev/sdb", "suitable", 9000.0)), hdd_policy="skip")
     hdd = skipped["disks"][1]
     assert (hdd["class"], hdd["verdict"], hdd["approved"], hdd["gated"]) == ("hdd", "skipped", True, False)
-    probed = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0)),
-                                 "hdd": finished_ok(result("/dev/sdd", "suitable", 120.0))})
+    probed = record(candidates, finished_ok(result("/dev/sdb", "suitable", 9000.0),
+                                            result("/dev/sdd", "suitable", 120.0)))
     assert probed["approved"] == ["/dev/sdb", "/dev/sdd"] and probed["disks"][1]["gated"] is True
 
 
 def test_check_mode_plan_is_pending_not_approved():
-    found = record([candidate("/dev/sdb")], {"flash": finished_ok(result("/dev/sdb", None))})
+    found = record([candidate("/dev/sdb")], finished_ok(result("/dev/sdb", None)))
     assert (found["pending"], found["approved"], found["blocked"], found["passed"]) == (["/dev/sdb"], [], [], False)
 
 
 def test_check_mode_plan_comes_from_the_start_task_run_without_async():
-    started = [{"changed": False, "results": [result("/dev/sdb", None)]}]
-    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], ["flash"], started, [], SETTINGS)
+    started = {"changed": False, "results": [result("/dev/sdb", None)]}
+    found = gate_decision.host_record("osd1", [candidate("/dev/sdb")], started, {"skipped": True}, SETTINGS)
     assert (found["pending"], found["approved"], found["blocked"]) == (["/dev/sdb"], [], [])
 
 
@@ -88,9 +91,9 @@ def test_a_slow_raw_wal_of_lvm_volumes_blocks_and_its_entry_is_not_handed_over()
                   candidate("/dev/sdc", sources=["lvm_volumes"], index=1),
                   candidate("vg/db", sources=["lvm_volumes"], roles=["db"], index=1, probe=False,
                             reasons=["an LV (vg/db), not a disk the probe may write: not probed"])]
-    found = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0),
-                                                     result("/dev/nvme0n1", "unsuitable", 46.0),
-                                                     result("/dev/sdc", "suitable", 9000.0))})
+    found = record(candidates, finished_ok(result("/dev/sdb", "suitable", 9000.0),
+                                           result("/dev/nvme0n1", "unsuitable", 46.0),
+                                           result("/dev/sdc", "suitable", 9000.0)))
     assert (found["blocked"], found["passed"]) == (["/dev/nvme0n1"], False)
     lv = found["disks"][3]
     assert (lv["verdict"], lv["decision"], lv["gated"]) == ("not_probed", "approved", False)
@@ -101,7 +104,7 @@ def test_a_slow_raw_wal_of_lvm_volumes_blocks_and_its_entry_is_not_handed_over()
 def test_absent_disks_are_skipped_unless_absence_blocks():
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdz", index=1, probe=False, presence="absent",
                                                    reasons=["no disk of the host has this name (not present)"])]
-    probe = {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0))}
+    probe = finished_ok(result("/dev/sdb", "suitable", 9000.0))
     skipped = record(candidates, probe)
     assert (skipped["absent"], skipped["blocked"], skipped["passed"], skipped["handover"]) == (
         ["/dev/sdz"], [], True, {"devices": ["/dev/sdb"]})
@@ -119,7 +122,7 @@ def test_fail_closed_blocks_every_name_the_gate_could_not_judge():
                   candidate("/dev/sdc1", index=2, probe=False,
                             reasons=["a partition of /dev/sdc; the probe writes only whole disks: not probed"]),
                   candidate("vg/lv", index=3, probe=False, reasons=["an LV (vg/lv), not a disk the probe may write"])]
-    probe = {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0))}
+    probe = finished_ok(result("/dev/sdb", "suitable", 9000.0))
     closed = record(candidates, probe, fail_closed=True)
     assert (closed["approved"], closed["blocked"], closed["absent"], closed["passed"]) == (
         ["/dev/sdb"], ["/dev/sdz", "/dev/sdc1", "vg/lv"], [], False)
@@ -135,8 +138,8 @@ def batch(db_verdicts, data_verdicts=("suitable", "suitable")):
     dbs = ["/dev/nvme%dn1" % i for i in range(len(db_verdicts))]
     candidates = ([candidate(d, index=i) for i, d in enumerate(data)]
                   + [candidate(d, sources=["dedicated_devices"], roles=["db"], index=i) for i, d in enumerate(dbs)])
-    return record(candidates, {"flash": finished_ok(*[result(d, v, 9000.0) for d, v in zip(data + dbs, list(data_verdicts)
-                                                                                           + list(db_verdicts))])})
+    verdicts = list(data_verdicts) + list(db_verdicts)
+    return record(candidates, finished_ok(*[result(d, v, 9000.0) for d, v in zip(data + dbs, verdicts)]))
 
 
 def test_exclude_drops_a_data_disk_with_the_db_disk_it_pairs_with():
@@ -157,11 +160,11 @@ def test_exclude_drops_every_data_disk_of_a_shared_db_disk_not_approved():
     assert kept["handover"] == {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"]}
 
 
-def test_db_thresholds_of_their_own_come_from_their_own_job():
+def test_a_db_disk_keeps_its_class_and_the_verdict_its_thresholds_gave():
     candidates = [candidate("/dev/sdb"), candidate("/dev/nvme0n1", sources=["dedicated_devices"], roles=["db"],
                                                    **{"class": "db"})]
-    found = record(candidates, {"flash": finished_ok(result("/dev/sdb", "suitable", 9000.0)),
-                                "db": finished_ok(result("/dev/nvme0n1", "unsuitable", 9000.0))})
+    found = record(candidates, finished_ok(result("/dev/sdb", "suitable", 9000.0),
+                                           result("/dev/nvme0n1", "unsuitable", 9000.0)))
     assert [(d["class"], d["verdict"]) for d in found["disks"]] == [("flash", "suitable"), ("db", "unsuitable")]
 
 
@@ -178,5 +181,5 @@ def test_host_without_record_is_listed_as_not_passed():
 def test_the_record_says_which_rule_chose_the_disks():
     chosen = record([candidate("/dev/sdb", sources=("devices",)), candidate("/dev/sdc", sources=("devices",)),
                      candidate("/dev/nvme0n1", sources=("dedicated_devices",), roles=("db",))],
-                    {"flash": finished_ok(result("/dev/sdb", "suitable", 9000))})
+                    finished_ok(result("/dev/sdb", "suitable", 9000)))
     assert chosen["chosen_by"] == ["devices", "dedicated_devices"]

@@ -11,7 +11,7 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils import controll
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
 
 import ceph_spec
-from gate_samples import SETTINGS, candidate, finished_ok, jobs, result
+from gate_samples import SETTINGS, candidate, finished_ok, job, result
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "smartctl")
 
@@ -35,8 +35,8 @@ def host(health=None, **settings):
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd"),
                   candidate("/dev/sde", rotational=True)]
     fast = [result(device, "suitable", 9000.0) for device in ("/dev/sdb", "/dev/sdc", "/dev/sdd")]
-    classes, started, finished = jobs({"flash": finished_ok(*fast)})
-    return gate_decision.host_record("osd1", candidates, classes, started, finished,
+    started, finished = job(finished_ok(*fast))
+    return gate_decision.host_record("osd1", candidates, started, finished,
                                      dict(SETTINGS, hdd_policy="skip", **settings),
                                      HEALTH if health is None else health, CONTROLLERS)
 
@@ -73,7 +73,7 @@ def test_without_a_health_read_the_probe_decides():
 
 def test_lvs_and_absent_disks_carry_no_health():
     lv = candidate("/dev/vg/lv", probe=False, reasons=["an LV"])
-    record = gate_decision.host_record("osd1", [lv], [], [], [], SETTINGS, {"health": {"/dev/vg/lv": {}}})
+    record = gate_decision.host_record("osd1", [lv], {"skipped": True}, {}, SETTINGS, {"health": {"/dev/vg/lv": {}}})
     assert record["disks"][0]["health"] is None and record["disks"][0]["verdict"] == "not_probed"
 
 

@@ -22,10 +22,10 @@ def hostile_fleet():
     text = HOSTILE + " {{ 7 * 7 }} {% raw %} yes: no\n- [x]"
     candidates = [candidate("/dev/sdb"),
                   candidate("/dev/disk/by-id/" + text, sources=("dedicated_devices",), roles=("db",))]
-    probed = record(candidates, {"flash": finished_ok(
+    probed = record(candidates, finished_ok(
         result("/dev/sdb", "suitable", 9000.0, model=text, serial=text, reasons=[text, text]),
-        result("/dev/disk/by-id/" + text, "unsuitable", 500.0, model=text))}, host=text, cephadm_host=text)
-    broken = record(candidates, {"flash": {"finished": 1, "failed": True, "msg": text}}, host="osd2")
+        result("/dev/disk/by-id/" + text, "unsuitable", 500.0, model=text)), host=text, cephadm_host=text)
+    broken = record(candidates, {"finished": 1, "failed": True, "msg": text}, host="osd2")
     return text, gate_decision.fleet_document([text, "osd2", "lost<" + text], [probed, broken],
                                               dict(SETTINGS, policy=text, cephadm_service_id=text), text)
 
@@ -148,8 +148,8 @@ def test_markdown_keeps_comparisons_as_written():
     """The gate's reasons read the same in the file and rendered: no &gt; or &lt; for >= and <."""
     reasons = ["write IOPS 50.8 < 80 (below the marginal floor 62)", "write IOPS 213.6 >= 80; p99 sync latency "
                "13.697 ms <= 100 ms", "fsync costs 0.266 ms, between a protected cache (<0.25 ms) and a flush"]
-    probed = record([candidate("/dev/sdb")], {"flash": finished_ok(
-        result("/dev/sdb", "unsuitable", 50.8, reasons=reasons))})
+    probed = record([candidate("/dev/sdb")], finished_ok(
+        result("/dev/sdb", "unsuitable", 50.8, reasons=reasons)))
     text = gate_report.to_markdown(gate_decision.fleet_document(["osd1"], [probed], SETTINGS, "now"))
     assert "&gt;" not in text and "&lt;" not in text
     row = markdown_rows(text)[0]
@@ -208,7 +208,7 @@ def gated_host(host, verdicts, **settings):
                   candidate("/dev/nvme2n1", sources=["lvm_volumes"], roles=["wal"]),
                   candidate("vg/lv", sources=["lvm_volumes"], index=1, probe=False, reasons=["an LV"])]
     probed = [c["device"] for c in candidates if c["probe"]]
-    return record(candidates, {"flash": finished_ok(*[result(d, verdicts.get(d, "suitable"), 9000.0) for d in probed])},
+    return record(candidates, finished_ok(*[result(d, verdicts.get(d, "suitable"), 9000.0) for d in probed]),
                   host=host, **settings)
 
 
@@ -285,14 +285,14 @@ def test_text_table_columns_line_up_and_nothing_is_evaluated():
 def test_every_report_says_which_rule_chose_the_disks():
     chosen = record([candidate("/dev/sdb", sources=("devices",)), candidate("/dev/sdc", sources=("devices",)),
                      candidate("/dev/nvme0n1", sources=("dedicated_devices",), roles=("db",))],
-                    {"flash": finished_ok(result("/dev/sdb", "suitable", 9000))})
+                    finished_ok(result("/dev/sdb", "suitable", 9000)))
     document = gate_decision.fleet_document(["osd1"], [chosen], SETTINGS)
     assert gate_report.to_table(document).split("\n\n", maxsplit=1)[0].splitlines()[-1] == (
         "disks chosen by: ceph-ansible's devices, ceph-ansible's dedicated_devices")
     assert "- Disks of osd1 chosen by ceph-ansible's devices, ceph-ansible's dedicated_devices." in (
         gate_report.to_markdown(document).splitlines())
     assert json.loads(gate_report.to_json(document))["hosts"][0]["chosen_by"] == ["devices", "dedicated_devices"]
-    available = record([candidate("/dev/sdb", sources=("available",))], {})
+    available = record([candidate("/dev/sdb", sources=("available",))], None)
     assert gate_report.host_table(available).splitlines()[-1] == (
         "disks chosen by: every disk disk_facts calls available (no explicit list, no ceph-ansible variable set)")
     assert gate_report.host_table(gate_decision.missing_record("osd2")).splitlines()[-1] == "disks chosen by: none"
@@ -374,9 +374,9 @@ def test_the_per_model_view_of_a_hostile_fleet_stays_in_its_cells():
 def test_every_report_shows_the_power_loss_protection_verdict_with_its_reasons():
     unlikely = {"verdict": "unlikely", "reasons": ["fsync costs 1.735 ms", "a flush of 0.5 ms or more empties a "
                                                    "volatile cache to flash"]}
-    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd")], {"flash": finished_ok(
+    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd")], finished_ok(
         result("/dev/sdb", "suitable", 9000.0), result("/dev/sdc", "unsuitable", 574.0, plp=unlikely),
-        result("/dev/sdd", "refused", plp=None))})
+        result("/dev/sdd", "refused", plp=None)))
     document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
     said = "unlikely: fsync costs 1.735 ms; a flush of 0.5 ms or more empties a volatile cache to flash"
     assert [d["plp"] for d in json.loads(gate_report.to_json(document))["hosts"][0]["disks"]] == [
@@ -401,10 +401,10 @@ def test_every_report_shows_how_the_write_cache_was_measured_and_whether_it_is_b
     compared = {"on_iops": 574.0, "off_iops": 1830.0, "faster": "off", "original": "on",
                 "observed": {"on": "on", "off": "off"}, "after": "off", "restored": False,
                 "restore_error": "the drive reports its write cache off after switching it back on", "error": None}
-    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd")], {"flash": finished_ok(
+    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd")], finished_ok(
         result("/dev/sdb", "suitable", 9000.0, write_cache_disabled=disabled),
         result("/dev/sdc", "unsuitable", 574.0, write_cache_comparison=compared),
-        result("/dev/sdd", "suitable", 9000.0))})
+        result("/dev/sdd", "suitable", 9000.0)))
     document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
     off = "measured disabled (the drive reported on before, off during the probe, on after)"
     both = ("on 574, off 1 830 sync IOPS: off is faster (the drive reported on in the half measured on, off in the "
@@ -432,9 +432,9 @@ def test_every_report_says_a_drive_without_a_volatile_cache_had_nothing_to_switc
                 "note": "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"}
     disabled = {"original": "absent", "during": "absent", "after": "absent", "restored": True,
                 "restore_error": None, "error": None}
-    probed = record([candidate("/dev/nvme0n1"), candidate("/dev/nvme1n1")], {"flash": finished_ok(
+    probed = record([candidate("/dev/nvme0n1"), candidate("/dev/nvme1n1")], finished_ok(
         result("/dev/nvme0n1", "suitable", 36600.0, write_cache_comparison=compared),
-        result("/dev/nvme1n1", "suitable", 36600.0, write_cache_disabled=disabled))})
+        result("/dev/nvme1n1", "suitable", 36600.0, write_cache_disabled=disabled)))
     document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
     said = "measured as it is, nothing to switch: the drive reports no volatile write cache (NVMe vwc 0)"
     disks = json.loads(gate_report.to_json(document))["hosts"][0]["disks"]
