@@ -615,8 +615,8 @@ def main():
     fio = module.get_bin_path("fio", required=params["method"] == "fio")
 
     try:
-        classes = class_thresholds(params["class_thresholds"], thresholds)
         probe_verdict.check_thresholds(thresholds)
+        classes = class_thresholds(params["class_thresholds"], thresholds)
         overrides = fio_options.allowed_overrides(params["fio_options"], fio, module.run_command)
         options = fio_job.job_options(params["mode"], overrides)
     except ValueError as exc:

@@ -38,8 +38,8 @@ def browser(*args):
 
 def test_the_chart_shows_each_disk_label_whole_beside_the_bars(tmp_path):
     models = {PRO: "Samsung SSD 870 PRO 3840GB", EVO: "Samsung SSD 870 EVO 500GB"}
-    host = record([candidate(PRO), candidate(EVO)], {"flash": finished_ok(
-        result(PRO, "suitable", 8713.0, model=models[PRO]), result(EVO, "unsuitable", 574.0, model=models[EVO]))})
+    host = record([candidate(PRO), candidate(EVO)], finished_ok(
+        result(PRO, "suitable", 8713.0, model=models[PRO]), result(EVO, "unsuitable", 574.0, model=models[EVO])))
     report = gate_report.to_html(gate_decision.fleet_document(["osd1"], [host], SETTINGS, "2026-11-27T00:00:00Z"))
     page = tmp_path / "disk_gate.html"
     page.write_text(report)
