@@ -11,18 +11,21 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 from test_lab import SATA_SPARE, blank_sata_spare, whole_disk_by_serial
-from test_site_defaults import MEASURED, modulerun, nvme_trouble, probe_one
+from test_site_defaults import LABCTL, MEASURED, modulerun, nvme_trouble, probe_one
 
 testinfra_hosts = ["ansible://osds"]
 pytestmark = pytest.mark.drives
 
 TOOLS = {SATA_SPARE: "hdparm", "CEPHOPS-OPSCSI-0001": "sdparm", "CEPHOPS-NVME-0001": "nvme"}
+# Their names in the lab's zoo (lab/labctl.py).
+ZOO_NAMES = {SATA_SPARE: "opssd", "CEPHOPS-OPSCSI-0001": "opscsi", "CEPHOPS-NVME-0001": "nvme"}
 # The tool's own read of the cache, and the figure in its output that says on (1) or off (0).
 READS = {
     "hdparm": ("hdparm -W %s", r"write-caching\s*=\s*(\d)"),
@@ -136,11 +139,15 @@ def test_the_faster_setting_is_kept_at_boot_by_the_gates_rules_and_rolled_back(h
         assert 'ENV{ID_SERIAL_SHORT}=="%s"' % serial in text
         # udev ran the rule for the disk when the module replayed its change event.
         assert cache_on(host, tool, disk) == faster[serial], serial
-        # Set by hand the other way, so after the reboot only the rule can have set it back: QEMU's
-        # drives keep a setting across the guest's reboot (seen with all three tools, no rule).
-        switch(host, tool, disk, "off" if faster[serial] == "on" else "on")
 
-    host.ansible("ansible.builtin.reboot", "reboot_timeout=600", check=False, become=True)
+    # A power cycle with each drive coming up with its cache the other way (as a drive powers up
+    # with its own default, whatever the host set before), so after it only the rule can have
+    # set it: QEMU's drives keep a setting across a guest's own reboot.
+    argv = [sys.executable, str(LABCTL), "--state-dir", os.environ["CEPHOPS_LAB_STATE_DIR"], "power-cycle",
+            "--name", host.backend.get_hostname()] + [
+        "--write-cache=%s=%s" % (ZOO_NAMES[serial], "off" if faster[serial] == "on" else "on") for serial in spares]
+    cycled = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert cycled.returncode == 0, cycled.stdout + cycled.stderr
     for serial in spares:
         # Kernel names may differ after a reboot.
         disk, tool = whole_disk_by_serial(host, serial), TOOLS[serial]

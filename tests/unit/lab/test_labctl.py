@@ -189,3 +189,15 @@ def test_siblings_are_one_model_on_two_firmwares_each_on_an_ahci_port(tmp_path):
     buses = [d["bus"] for d in devices(argv, "ide-hd")]
     assert len(buses) == 10 and len(set(buses)) == 10 and {b.split(".")[0] for b in buses} == {"ahci0", "ahci1"}
     assert labctl.siblings(0) == ()
+
+
+def test_a_power_cycle_can_bring_drives_up_with_their_write_cache_on_or_off():
+    disks = dict(DISKS, **{disk.name: "/nonexistent/%s.qcow2" % disk.name for disk in labctl.ZOO})
+    argv = labctl.Lab(Path("/nonexistent"), "bookworm").qemu_argv("node1", 2222, "tcg", disks, labctl.ZOO)
+    changed = labctl.with_write_cache(argv, {"opssd": "off", "nvme": "on"})
+    differs = [(before, after) for before, after in zip(argv, changed) if before != after]
+    assert [after.split(",")[0] + "," + after.rsplit(",", 1)[1] for _before, after in differs] == [
+        "nvme,write-cache=on", "ide-hd,write-cache=off"]
+    assert all(after == before + "," + after.rsplit(",", 1)[1] for before, after in differs)
+    with pytest.raises(labctl.LabError, match="no drive named sdz in this VM"):
+        labctl.with_write_cache(argv, {"sdz": "off"})
