@@ -647,7 +647,7 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
 
 
 def write_cache_arg(text: str) -> tuple[str, str]:
-    disk, _, setting = text.partition("=")
+    disk, _sep, setting = text.partition("=")
     if not disk or setting not in ("on", "off"):
         raise argparse.ArgumentTypeError(f"{text!r}: DISK=on or DISK=off")
     return disk, setting
