@@ -178,10 +178,12 @@ export PATH="$VENV_DIR/bin:$PATH"
 make_collections "$ANSIBLE_BUNDLE_VERSION" "$BUILD_DIR/collections"
 export ANSIBLE_COLLECTIONS_PATH="$BUILD_DIR/collections"
 export PYTHONPATH="$BUILD_DIR/collections${PYTHONPATH:+:$PYTHONPATH}"
-# ceph-ansible stable-8.0 and 9.0 (tests/integration/test_ceph_ansible.py) run on the 2.16 venv, whose
-# lock holds their requirements (netaddr, and six for stable-8.0) too.
+# ceph-ansible stable-8.0 and 9.0 (tests/integration/test_ceph_ansible.py, molecule/ceph) run on the
+# 2.16 venv, whose lock holds their requirements (netaddr, and six for stable-8.0) too, with the
+# collections of the `ansible` release for 2.16, as their users have them: their ansible.cfg
+# names community.general's yaml callback, which community.general 12 removed.
 make_core_env 2.16
-export CEPH_ANSIBLE_VENV="$VENV_DIR"
+export CEPH_ANSIBLE_VENV="$VENV_DIR" CEPH_ANSIBLE_COLLECTIONS="$COLLECTIONS_DIR"
 VENV_DIR="$VIRTUAL_ENV"
 check_claimed_pythons || true  # only the sanity and cores stages need them; they fail without
 export ANSIBLE_LOCAL_TEMP="$BUILD_DIR/ansible-tmp"

@@ -128,7 +128,7 @@ def collections_path(tmp_path, branch):
     tree = tmp_path / "collections" / "ansible_collections" / "openstack"
     tree.mkdir(parents=True)
     (tree / "config_template").symlink_to(branch.config_template)
-    return "%s:%s" % (tmp_path / "collections", os.environ["ANSIBLE_COLLECTIONS_PATH"])
+    return "%s:%s" % (tmp_path / "collections", os.environ["CEPH_ANSIBLE_COLLECTIONS"])
 
 
 def inventory(hosts, tmp_path):
