@@ -40,9 +40,10 @@ options:
     required: true
   variables:
     description:
-      - The host's variables, usually C(vars). The filter reads ceph-ansible's C(devices),
+      - ceph-ansible's variables as the host has them, as the
+        P(cephops.osd_tuning.ceph_ansible_vars#lookup) lookup gives them: C(devices),
         C(dedicated_devices), C(bluestore_wal_devices), C(lvm_volumes), C(osd_auto_discovery)
-        and C(osd_auto_discovery_exclude) from them; a missing or null one is not defined.
+        and C(osd_auto_discovery_exclude); a missing or null one is not defined.
     type: dict
     required: true
   explicit:
@@ -60,12 +61,12 @@ options:
 EXAMPLES = r"""
 - name: Choose the disks to probe
   ansible.builtin.set_fact:
-    candidates: "{{ inventory.disks | cephops.osd_tuning.gate_candidates(vars) }}"
+    candidates: "{{ inventory.disks | cephops.osd_tuning.gate_candidates(query('cephops.osd_tuning.ceph_ansible_vars') | first) }}"
 
 - name: Probe two disks whatever ceph-ansible would deploy
   ansible.builtin.set_fact:
     candidates: >-
-      {{ inventory.disks | cephops.osd_tuning.gate_candidates(vars, ['/dev/disk/by-id/wwn-0x5002538e40a1b2c3', 'sdc']) }}
+      {{ inventory.disks | cephops.osd_tuning.gate_candidates({}, ['/dev/disk/by-id/wwn-0x5002538e40a1b2c3', 'sdc']) }}
 """
 
 RETURN = r"""
@@ -81,11 +82,11 @@ _value:
   elements: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_candidates as candidates_util
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import ceph_ansible
 
 
 def gate_candidates(disks, variables, explicit=None, part_classes=None):
-    return candidates_util.candidates(disks, variables, explicit, part_classes or ())
+    return ceph_ansible.candidates(disks, variables, explicit, part_classes or ())
 
 
 class FilterModule(object):

@@ -14,7 +14,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.fleet_models import fleet_models
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.gate_handover import handover
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import handover
 
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
 

@@ -73,12 +73,25 @@ def failed(result):
     return bool(result.get("failed")) or "exception" in result
 
 
+def deprecations(report):
+    """Every deprecation in a json callback report: ansible-core puts those of a task's templates
+    (the ``vars`` dictionary, for one) in the task's result, not on stderr."""
+    if isinstance(report, dict):
+        found = list(report.get("deprecations") or [])
+        return found + [item for value in report.values() for item in deprecations(value)]
+    if isinstance(report, list):
+        return [item for value in report for item in deprecations(value)]
+    return []
+
+
 def run_playbook(argv, env):
-    """(rc, JSON report) of one ``ansible-playbook`` run with a json_env(); fails on any warning."""
+    """(rc, JSON report) of one ``ansible-playbook`` run with a json_env(); fails on any warning
+    or deprecation."""
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
     try:
         report = json.loads(proc.stdout)
     except ValueError:
         raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
     assert not any(line.startswith(WARNING_MARKERS) for line in proc.stderr.splitlines()), proc.stderr
+    assert not deprecations(report), deprecations(report)
     return proc.returncode, report

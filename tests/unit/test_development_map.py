@@ -68,7 +68,8 @@ def reached_from(path, filters):
         return reached
     reached.update("roles/%s/tasks/main.yml" % name for name in ROLE.findall(text))
     for name in FQCN.findall(ROLE.sub("", text)):
-        for candidate in ("plugins/modules/%s.py" % name, filters.get(name), "roles/%s/tasks/main.yml" % name):
+        for candidate in ("plugins/modules/%s.py" % name, filters.get(name), "plugins/lookup/%s.py" % name,
+                          "roles/%s/tasks/main.yml" % name):
             if candidate and exists(candidate):
                 reached.add(candidate)
                 break

@@ -1,21 +1,34 @@
 # -*- coding: utf-8 -*-
 # Copyright: cephops.osd_tuning contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The disks the gate judges: every one ceph-ansible would deploy, named as the user names them.
+"""Everything the gate knows of ceph-ansible: which disks its variables name, and what ceph-osd
+receives from them under the exclude policy. The one place that knows ceph-ansible's variable
+names; the role hands it the host's values of ``READ_VARS`` (the ceph_ansible_vars lookup).
 
-One rule, in this order, for every entry point (the disk_gate role, site.yml, qualify.yml):
-an explicit list when given; else ceph-ansible's variables when any is defined (``devices``,
-``dedicated_devices`` (DB), ``bluestore_wal_devices`` (WAL), the data, DB and WAL of
-``lvm_volumes``, ``osd_auto_discovery``); else every disk the inventory calls available. Each
-candidate's ``sources`` say which rule and variable named it and its ``slots`` where (which
-entry of which variable, as which part), so that the exclude policy can hand ceph-osd
-consistent variables (gate_handover.py). This module is the one place that knows
-ceph-ansible's variable names; the role hands it the host's variables as they are.
+**Candidates.** The disks the gate judges: every one ceph-ansible would deploy, named as the
+user names them. One rule, in this order, for every entry point (the disk_gate role, site.yml,
+qualify.yml): an explicit list when given; else ceph-ansible's variables when any is defined
+(``devices``, ``dedicated_devices`` (DB), ``bluestore_wal_devices`` (WAL), the data, DB and WAL
+of ``lvm_volumes``, ``osd_auto_discovery``); else every disk the inventory calls available.
+Each candidate's ``sources`` say which rule and variable named it and its ``slots`` where
+(which entry of which variable, as which part), so that ``handover`` can hand ceph-osd
+consistent variables. Names are mapped to disks through the links disk_facts resolved
+(disk_paths.py), as ceph-facts resolves them with ``readlink -f``. Not every name is a disk the
+probe may write: an LV of ``lvm_volumes`` and a partition are reported as not probed, a name no
+disk has as absent.
 
-Names are mapped to disks through the links disk_facts resolved (disk_paths.py), as
-ceph-facts resolves them with ``readlink -f``. Not every name is a disk the probe may write:
-an LV of ``lvm_volumes`` and a partition are reported as not probed, a name no disk has as
-absent.
+**Handover.** An OSD is its data disk with its DB and WAL; handing ceph-osd a data disk without
+the DB or WAL it was planned with changes the layout, so an OSD goes or stays whole:
+
+- ``lvm_volumes``: an entry stays when every part of it (data, db, wal) is approved.
+- ``devices`` with ``dedicated_devices`` / ``bluestore_wal_devices``: ceph-ansible hands them
+  to ``ceph-volume lvm batch``, which lays the DB (WAL) volumes of all data disks out over
+  all DB (WAL) disks. With as many DB (WAL) disks as data disks each data disk has its own,
+  the i-th with the i-th: the pair goes or stays together. With fewer, they are shared by
+  every data disk: one not approved drops every data disk, and the lists with them.
+
+The handover names only the variables that named disks of the host (the explicit list and the
+available disks become ``devices``), so the role leaves the others as they are.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -30,11 +43,16 @@ from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths impo
 # every name starting with "m" and "dm-*" every name starting with "dm", as ceph-ansible does.
 CEPH_ANSIBLE_EXCLUDE = "dm-*|loop*|md*|rbd*"
 CEPH_ANSIBLE_VARS = ("devices", "dedicated_devices", "bluestore_wal_devices", "lvm_volumes", "osd_auto_discovery")
+# What the candidate rule reads of the host's variables.
+READ_VARS = CEPH_ANSIBLE_VARS + ("osd_auto_discovery_exclude",)
 
 # The OSD part each list provides (cephadm's data_devices, db_devices, wal_devices).
 LIST_PARTS = (("devices", "data"), ("dedicated_devices", "db"), ("bluestore_wal_devices", "wal"))
 # lvm_volumes: each part's key and the key that makes it an LV (ceph-ansible's names).
 LVM_PARTS = (("data", "data_vg"), ("db", "db_vg"), ("wal", "wal_vg"))
+
+DATA_SOURCES = ("devices", "osd_auto_discovery", "disk_gate_devices", "available")
+FAST_SOURCES = (("dedicated_devices", "DB"), ("bluestore_wal_devices", "WAL"))
 
 LV_REASON = "an LV (%s), not a disk the probe may write: not probed"
 PARTITION_REASON = "a partition of %s; the probe writes only whole disks: not probed"
@@ -143,3 +161,81 @@ def candidates(disks, variables, explicit=None, part_classes=()):
         entry["class"] = next((part for part in ("wal", "db") if part in entry["roles"] and part in part_classes),
                               entry["gate_class"])
     return [found[device] for device in order]
+
+
+
+def _entries(disks, sources):
+    """[(device, approved)] of the slots of ``sources``, in their order, each disk once."""
+    slots = sorted((sources.index(slot[0]), slot[1], disk["device"], disk["decision"] == "approved")
+                   for disk in disks for slot in disk["slots"] if slot[0] in sources)
+    seen, entries = set(), []
+    for _source, _index, device, approved in slots:
+        if device not in seen:
+            seen.add(device)
+            entries.append((device, approved))
+    return entries
+
+
+def _batch(disks, dropped):
+    """{devices, dedicated_devices, bluestore_wal_devices} (those that named a disk)."""
+    data = _entries(disks, DATA_SOURCES)
+    keep = [approved for _device, approved in data]
+    lists = {}
+    for source, part in FAST_SOURCES:
+        fast = _entries(disks, (source,))
+        if not fast:
+            continue
+        if len(fast) == len(data):
+            for i, (device, approved) in enumerate(fast):
+                if not approved and keep[i]:
+                    keep[i] = False
+                    dropped.append("%s: its %s disk %s is not approved" % (data[i][0], part, device))
+            lists[source] = fast
+            continue
+        blocked = [device for device, approved in fast if not approved]
+        if blocked:
+            for i, (device, _approved) in enumerate(data):
+                if keep[i]:
+                    keep[i] = False
+                    dropped.append("%s: %s disk %s, shared by every data disk, is not approved"
+                                   % (device, part, ", ".join(blocked)))
+        lists[source] = fast
+    handover = {}
+    if data:
+        handover["devices"] = [device for (device, _approved), kept in zip(data, keep) if kept]
+    for source, fast in lists.items():
+        if len(fast) == len(data):
+            handover[source] = [device for (device, _approved), kept in zip(fast, keep) if kept]
+            dropped += ["%s: the data disk it pairs with, %s, is not handed over" % (device, data[i][0])
+                        for i, (device, approved) in enumerate(fast) if approved and not keep[i]]
+        else:
+            handover[source] = [device for device, approved in fast if approved] if any(keep) else []
+    return handover
+
+
+def _lvm_volumes(disks, dropped):
+    """Indexes of the lvm_volumes entries whose every part is approved; None without any."""
+    parts = {}
+    for disk in disks:
+        for source, index, part in disk["slots"]:
+            if source == "lvm_volumes":
+                parts.setdefault(index, []).append((part, disk["device"], disk["decision"] == "approved"))
+    kept = []
+    for index in sorted(parts):
+        refused = ["%s %s" % (part, device) for part, device, approved in parts[index] if not approved]
+        if refused:
+            dropped.append("lvm_volumes entry %d: %s not approved" % (index, ", ".join(refused)))
+        else:
+            kept.append(index)
+    return kept if parts else None
+
+
+def handover(disks):
+    """({variable: value ceph-osd receives}, [why each approved disk or entry was dropped]).
+    ``lvm_volumes`` is given as the indexes of the entries that stay."""
+    dropped = []
+    result = _batch(disks, dropped)
+    kept = _lvm_volumes(disks, dropped)
+    if kept is not None:
+        result["lvm_volumes"] = kept
+    return result, dropped
