@@ -56,13 +56,48 @@ _value:
   type: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import tuning_report as report
+# The tuning report: per host of the play, per disk, what the queue roles changed and the read
+# figures before and after each change (read_figures), so they outlive the play's output.
+
+# Role result variable per setting, in the order the roles run.
+ROLES = (("scheduler", "io_scheduler_result"), ("max_sectors_kb", "max_sectors_kb_result"))
 
 
-def tuning_report(hostvars, hosts, generated_at=None):
-    return report.build(hostvars, hosts, generated_at)
+def _host(name, host_vars):
+    results = dict((what, host_vars.get(variable)) for what, variable in ROLES if host_vars.get(variable))
+    entry = dict(host=name, status="tuned" if results else "no_result", roles=sorted(results),
+                 reboot_required=bool(host_vars.get("io_scheduler_reboot_required")), disks=[])
+    disks = {}
+    for what, _variable in ROLES:
+        result = results.get(what)
+        if not result:
+            continue
+        figures = dict((figure["device"], figure) for figure in result.get("read_figures") or [])
+        for device in result.get("changing") or []:
+            chosen = (result.get("chosen") or {}).get(device) or {}
+            figure = figures.get(device)
+            read = None
+            if figure:
+                read = dict((key, figure[key]) for key in ("before", "after", "change_percent", "line"))
+            disks.setdefault(device, []).append(dict(setting=what, value=chosen.get("value"),
+                                                     source=chosen.get("source"), read=read))
+    entry["disks"] = [dict(device=device, changes=disks[device]) for device in sorted(disks)]
+    return entry
+
+
+def build(hostvars, hosts, generated_at=None):
+    """The report of every host in ``hosts`` (the play's, failed and unreachable ones included)
+    from ``hostvars``; a host that has neither role's result is listed as ``no_result``."""
+    entries = [_host(name, hostvars[name] if name in hostvars else {}) for name in hosts]
+    return dict(
+        generated_at=generated_at,
+        read_figures=("sequential read (seq_read_probe, read-only, direct I/O) before and after the change: "
+                      "read_mib_s is the median of the runs, min_mib_s and max_mib_s their spread"),
+        summary=dict(hosts=len(entries), hosts_tuned=sum(1 for e in entries if e["status"] == "tuned"),
+                     changes=sum(len(disk["changes"]) for e in entries for disk in e["disks"])),
+        hosts=entries)
 
 
 class FilterModule(object):
     def filters(self):
-        return {"tuning_report": tuning_report}
+        return {"tuning_report": build}

@@ -124,7 +124,7 @@ def _percent(share):
 
 
 def _rule(models):
-    """The outlier rule of fleet_models.py in words, with its constants."""
+    """The outlier rule of gate_decision.fleet_models in words, with its constants."""
     rule = models["rule"]
     return ("a disk is flagged when its sync IOPS or p99 latency is further from the median of its model and "
             "firmware than %g x %g x MAD or %s of the median, whichever is more; groups of fewer than %d measured "
@@ -133,7 +133,7 @@ def _rule(models):
 
 
 def _value(key, value):
-    """A figure of fleet_models.py as the reports print it: IOPS or milliseconds."""
+    """A figure of gate_decision.fleet_models as the reports print it: IOPS or milliseconds."""
     return _iops(value) if key == "write_iops" else _ms(value)
 
 
@@ -642,7 +642,7 @@ def to_cephadm_spec(document):
     host), laid out as they were gated. Under the exclude policy every host's handed-over
     disks; under block and warn only hosts that passed. Service ids start with the settings'
     ``cephadm_service_id``. Comments head the file: what was left out, the fleet's outliers
-    and mixed firmware (fleet_models.py), the disks unlikely to have power-loss protection
+    and mixed firmware (gate_decision.fleet_models), the disks unlikely to have power-loss protection
     and the unhealthy disks with their health reasons."""
     settings = document.get("settings") or {}
     prefix = settings.get("cephadm_service_id") or "gated"

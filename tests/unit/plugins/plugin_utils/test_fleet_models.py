@@ -2,7 +2,7 @@
 
 import random
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import fleet_models
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 from gate_samples import MODEL, OTHER, fleet_of, same_model
 
 
@@ -33,7 +33,7 @@ def test_a_p99_latency_far_above_its_siblings_is_flagged():
 
 def test_identical_disks_flag_no_noise_but_a_real_drop():
     # MAD 0: only the floor (a share of the median) stands between noise and a flag.
-    iops = [9000] * 7 + [9000 * (1 + fleet_models.FLOOR * 0.9), 9000 * (1 - fleet_models.FLOOR * 1.1)]
+    iops = [9000] * 7 + [9000 * (1 + gate_decision.FLOOR * 0.9), 9000 * (1 - gate_decision.FLOOR * 1.1)]
     document = fleet_of(same_model(iops))
     group = document["models"]["groups"][0]
     assert group["figures"]["write_iops"]["mad"] == 0
@@ -60,10 +60,10 @@ def test_two_outliers_do_not_hide_each_other():
 
 
 def test_groups_too_small_are_not_judged():
-    document = fleet_of(same_model([9000] * (fleet_models.MIN_GROUP - 2) + [600]))
+    document = fleet_of(same_model([9000] * (gate_decision.MIN_GROUP - 2) + [600]))
     (group,) = document["models"]["groups"]
     assert (group["measured"], group["judged"], group["figures"]) == (
-        fleet_models.MIN_GROUP - 1, False, {"write_iops": None, "p99_sync_latency_ms": None})
+        gate_decision.MIN_GROUP - 1, False, {"write_iops": None, "p99_sync_latency_ms": None})
     assert flagged(document) == []
 
 
@@ -89,6 +89,6 @@ def test_disks_without_figures_are_members_but_not_measured():
 
 
 def test_spread_is_the_documented_rule():
-    found = fleet_models.spread([10.0, 12.0, 14.0, 20.0, 100.0])
+    found = gate_decision.spread([10.0, 12.0, 14.0, 20.0, 100.0])
     assert (found["median"], found["mad"]) == (14.0, 4.0)
     assert found["allowed"] == round(max(3.5 * 1.4826 * 4.0, 0.25 * 14.0), 3)

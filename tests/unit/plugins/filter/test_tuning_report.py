@@ -1,6 +1,6 @@
 """tuning_report: per host and disk the queue roles' changes with their read figures."""
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import read_figures, tuning_report
+from ansible_collections.cephops.osd_tuning.plugins.filter import read_figures, tuning_report
 
 
 def probe(device, runs):

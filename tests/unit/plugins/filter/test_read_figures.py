@@ -1,6 +1,6 @@
 """read_figures: before/after pairs of seq_read_probe results per changed disk."""
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import read_figures
+from ansible_collections.cephops.osd_tuning.plugins.filter import read_figures
 
 
 def result(device, runs, error=None):

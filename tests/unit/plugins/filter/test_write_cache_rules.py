@@ -1,6 +1,6 @@
 """write_cache_rules: a udev rule per cleanly compared disk, running its drive's own tool."""
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import write_cache_rules
+from ansible_collections.cephops.osd_tuning.plugins.filter import write_cache_rules
 
 
 def disk(device, transport, faster="off", serial="S1", wwn=None, **comparison):
