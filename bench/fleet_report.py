@@ -14,7 +14,8 @@ import time
 
 import benchlib  # noqa: F401  (puts the collection on the path via the test environment)
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 VERDICTS = ("suitable", "suitable", "suitable", "marginal", "unsuitable", "refused")
 SETTINGS = {"policy": "block", "allow_marginal": False, "hdd_policy": "probe", "cephadm_service_id": "gated",

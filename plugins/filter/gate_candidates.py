@@ -41,9 +41,9 @@ options:
   variables:
     description:
       - ceph-ansible's variables as the host has them, as the
-        P(cephops.osd_tuning.ceph_ansible_vars#lookup) lookup gives them: C(devices),
+        P(cephops.osd_tuning.ceph_ansible_vars#lookup) lookup gives them (C(devices),
         C(dedicated_devices), C(bluestore_wal_devices), C(lvm_volumes), C(osd_auto_discovery)
-        and C(osd_auto_discovery_exclude); a missing or null one is not defined.
+        and C(osd_auto_discovery_exclude)); a missing or null one is not defined.
     type: dict
     required: true
   explicit:

@@ -190,12 +190,152 @@ missing:
 """
 
 import os
+import re
 import time
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import ata_hpa as hpa_utils
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, overprovision
-from ansible_collections.cephops.osd_tuning.plugins.module_utils.overprovision import Failed, Plan, Refused
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.overprovision import Failed, MIB, Plan, Refused, reserved_size
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import blocking_reasons
+
+
+# Host Protected Area (ATA SET MAX ADDRESS) through hdparm: parsing and arithmetic.
+#
+# Pure functions only; the ata_hpa module runs the commands. hdparm 9.65 prints the state as
+# `` max sectors   = VISIBLE/NATIVE, HPA is enabled|disabled``; drives with the ACCESSIBLE
+# MAX ADDRESS feature (ACS-3) print ``ACCESSIBLE MAX ADDRESS enabled|disabled`` instead, and
+# a visible count above the native one is ``HPA setting seems invalid``, optionally with the
+# DCO maximum as ``(N?)`` after the native count.
+_MAX_SECTORS = re.compile(
+    r"^\s*max sectors\s*=\s*(?P<visible>\d+)/(?P<native>\d+)(?:\((?P<dco>\d+)\?\))?,\s*(?P<rest>.*)$", re.M)
+_STATES = (
+    ("HPA is enabled", "enabled", False),
+    ("HPA is disabled", "disabled", False),
+    ("ACCESSIBLE MAX ADDRESS enabled", "enabled", True),
+    ("ACCESSIBLE MAX ADDRESS disabled", "disabled", True),
+    ("HPA setting seems invalid", "invalid", False),
+)
+# hdparm's perror() lines when an ATA command fails (stderr), e.g.
+# " SET_MAX_ADDRESS(_EXT) failed: Input/output error".
+_FAILED = re.compile(r"^\s*(\S+ failed: .*)$", re.M)
+
+
+class HpaError(Exception):
+    """The drive's answer cannot be used; the message says why."""
+
+
+def parse_state(stdout, stderr=""):
+    """State from ``hdparm -N DEVICE`` output.
+
+    Returns a dict with ``visible_sectors``, ``native_sectors``, ``hpa`` (V(enabled),
+    V(disabled) or V(invalid)), ``accessible_max_address`` (the drive uses the ACS-3
+    feature, whose changes need a power cycle) and ``dco_max_sectors`` (or None).
+    Raises HpaError when there is no ``max sectors`` line: the drive did not answer,
+    which is what hdparm prints (nothing, exit 0) for a disk that is not ATA.
+    """
+    match = _MAX_SECTORS.search(stdout or "")
+    if not match:
+        failures = _FAILED.findall(stderr or "")
+        detail = "; ".join(f.strip() for f in failures) or (stderr or "").strip() or "no output"
+        raise HpaError("the drive did not answer hdparm -N (%s)" % detail)
+    rest = match.group("rest")
+    for text, hpa, amax in _STATES:
+        if rest.startswith(text):
+            break
+    else:
+        raise HpaError("unknown hdparm -N state: %s" % match.group(0).strip())
+    return {
+        "visible_sectors": int(match.group("visible")),
+        "native_sectors": int(match.group("native")),
+        "dco_max_sectors": int(match.group("dco")) if match.group("dco") else None,
+        "hpa": hpa,
+        "accessible_max_address": amax,
+    }
+
+
+def command_failures(stderr):
+    """The ATA command failures hdparm reported, e.g. ``SET_MAX_ADDRESS(_EXT) failed: ...``."""
+    return [f.strip() for f in _FAILED.findall(stderr or "")]
+
+
+def check_request(reserve_percent=None, visible_sectors=None):
+    """Why no disk could satisfy a request (empty when one could), before anything looks at
+    a disk."""
+    if visible_sectors is not None:
+        return ["visible_sectors %d must be at least 1" % visible_sectors] if visible_sectors < 1 else []
+    if not 0 <= reserve_percent <= 90:
+        return ["reserve_percent %s is outside 0-90" % reserve_percent]
+    return []
+
+
+def target_sectors(native_sectors, logical_sector_size, reserve_percent=None, visible_sectors=None):
+    """Visible sector count to set: ``visible_sectors`` as given, or the native maximum less
+    ``reserve_percent``, rounded down to a whole MiB so partitions can end on a MiB boundary.
+
+    Raises HpaError for a count that is not below or equal to the native maximum, or a
+    reserve outside 0-90 %.
+    """
+    refused = check_request(reserve_percent, visible_sectors)
+    if refused:
+        raise HpaError(refused[0])
+    if visible_sectors is None:
+        visible_sectors = reserved_size(native_sectors, reserve_percent, max(1, MIB // logical_sector_size))
+    if visible_sectors < 1:  # a reserve that leaves less than a MiB
+        raise HpaError("visible_sectors %d must be at least 1" % visible_sectors)
+    if visible_sectors > native_sectors:
+        raise HpaError("visible_sectors %d is above the native maximum %d" % (visible_sectors, native_sectors))
+    return visible_sectors
+
+
+def check_valid(before):
+    """Raise HpaError when hdparm calls the HPA setting invalid: nothing is acted on then."""
+    if before["hpa"] == "invalid":
+        raise HpaError("hdparm reports the HPA setting as invalid (%d visible above %d native): the controller "
+                       "or driver does not pass ATA commands through faithfully"
+                       % (before["visible_sectors"], before["native_sectors"]))
+
+
+def plan(disk, before, target, erase=False, restoring=False, ignore_hpa=False, changed_since_boot=None,
+         overwrite_data=False):
+    """What to do with ``disk`` (a disk_facts record) whose ``hdparm -N`` state is ``before``
+    to make ``target`` sectors visible (``restoring``: the size a record kept).
+
+    Returns a dict with ``target``, ``change`` (the drive must be changed), ``discard``
+    (discard the whole disk first) and ``checks``: every safety check that refuses the
+    change, in words an operator can act on; the change may only run when it is empty.
+    ``changed_since_boot`` describes a permanent change already made this boot;
+    ``overwrite_data`` lifts the reasons of the content checks alone.
+    """
+    check_valid(before)
+    shrink = target < before["visible_sectors"]
+    result = dict(target=target, change=target != before["visible_sectors"], discard=shrink, checks=[])
+    if not result["change"]:
+        return result  # nothing is written, so nothing needs to be refused
+    checks = result["checks"]
+    refusing = blocking_reasons(disk, overwrite_data)
+    if refusing:
+        checks.append("not blank: " + ", ".join(refusing))
+    if not restoring and ignore_hpa:
+        checks.append("libata.ignore_hpa=1 unlocks the HPA at every boot")
+    if changed_since_boot:
+        checks.append("a permanent change was already made to this drive since boot (%s); "
+                      "power-cycle it before the next one" % changed_since_boot)
+    if shrink and not erase:
+        checks.append("erase=true is required: the whole disk is discarded before sectors are hidden")
+    if shrink and not disk["discard"]:
+        checks.append("the disk cannot discard, so the hidden area would keep stale data; erase it "
+                      "otherwise (ATA secure erase) first")
+    return result
+
+
+def set_argv(hdparm, device, sectors):
+    """Permanent SET MAX (``p`` prefix); the flag is needed because a shrink aborts without it."""
+    return [hdparm, "--yes-i-know-what-i-am-doing", "-N", "p%d" % sectors, device]
+
+
+def read_argv(hdparm, device):
+    return [hdparm, "-N", device]
+
 
 ATA_TRANSPORTS = ("sata", "ata")
 IGNORE_HPA_PARAM = "/sys/module/libata/parameters/ignore_hpa"
@@ -218,7 +358,7 @@ class AtaHpa:
 
     def check_entries(self, entries):
         return ["%s: %s" % (overprovision.describe(e), message) for e in entries
-                for message in hpa_utils.check_request(e["reserve_percent"], e["visible_sectors"])]
+                for message in check_request(e["reserve_percent"], e["visible_sectors"])]
 
     def prepare(self):
         self.hdparm = self.module.get_bin_path("hdparm", required=True)
@@ -228,8 +368,8 @@ class AtaHpa:
         return os.path.join(MARKER_DIR, "".join(c if c.isalnum() or c in "-_." else "_" for c in key))
 
     def read_state(self, disk):
-        rc, out, err = self.run(hpa_utils.read_argv(self.hdparm, disk["path"]))
-        return hpa_utils.parse_state(out, err)
+        rc, out, err = self.run(read_argv(self.hdparm, disk["path"]))
+        return parse_state(out, err)
 
     def inspect(self, disk, block, entry):
         if disk["transport"] not in ATA_TRANSPORTS:
@@ -240,23 +380,23 @@ class AtaHpa:
             raise Refused("%s: %s; refused, hdparm was not run" % (disk["path"], "; ".join(checks)), checks)
         try:
             return self.read_state(disk)
-        except hpa_utils.HpaError as exc:
+        except HpaError as exc:
             raise Refused("%s: %s" % (disk["path"], exc), [str(exc)])
 
     def _plan(self, disk, before, target, overwrite_data, restoring):
         marker = self.marker_path(disk)
         try:
-            planned = hpa_utils.plan(disk, before, target, self.module.params["erase"], restoring=restoring,
-                                     ignore_hpa=blockdev.read_value(IGNORE_HPA_PARAM) in ("1", "Y"),
-                                     changed_since_boot=blockdev.read_value(marker), overwrite_data=overwrite_data)
-        except hpa_utils.HpaError as exc:
+            planned = plan(disk, before, target, self.module.params["erase"], restoring=restoring,
+                           ignore_hpa=blockdev.read_value(IGNORE_HPA_PARAM) in ("1", "Y"),
+                           changed_since_boot=blockdev.read_value(marker), overwrite_data=overwrite_data)
+        except HpaError as exc:
             return Plan(checks=[str(exc)])
         native = before["native_sectors"]
         udevadm = self.module.get_bin_path("udevadm")
         work = dict(
             discard=[self.module.get_bin_path("blkdiscard", required=True), disk["path"]] if planned["discard"] else None,
             settle=[udevadm, "settle", "--timeout=60"] if udevadm else None,
-            set=hpa_utils.set_argv(self.hdparm, disk["path"], target), overwrite_data=overwrite_data)
+            set=set_argv(self.hdparm, disk["path"], target), overwrite_data=overwrite_data)
         actions = [work[step] for step in ("discard", "settle", "set") if work[step]] if planned["change"] else []
         return Plan(
             change=planned["change"], checks=planned["checks"], actions=actions, work=work,
@@ -270,18 +410,18 @@ class AtaHpa:
 
     def plan(self, disk, before, entry, recorded):
         try:
-            target = hpa_utils.target_sectors(before["native_sectors"], disk["logical_sector_size"] or 512,
-                                              entry["reserve_percent"] if entry["visible_sectors"] is None else None,
-                                              entry["visible_sectors"])
-        except hpa_utils.HpaError as exc:
+            target = target_sectors(before["native_sectors"], disk["logical_sector_size"] or 512,
+                                    entry["reserve_percent"] if entry["visible_sectors"] is None else None,
+                                    entry["visible_sectors"])
+        except HpaError as exc:
             return Plan(checks=[str(exc)])
         return self._plan(disk, before, target, entry["overwrite_data"], restoring=False)
 
     def plan_restore(self, disk, before, recorded):
         try:
-            target = hpa_utils.target_sectors(before["native_sectors"], disk["logical_sector_size"] or 512,
-                                              visible_sectors=recorded["visible_sectors_before"])
-        except hpa_utils.HpaError as exc:
+            target = target_sectors(before["native_sectors"], disk["logical_sector_size"] or 512,
+                                    visible_sectors=recorded["visible_sectors_before"])
+        except HpaError as exc:
             return Plan(checks=[str(exc)])
         return self._plan(disk, before, target, False, restoring=True)
 
@@ -313,7 +453,7 @@ class AtaHpa:
         after = self.read_state(disk)
         if after["visible_sectors"] != target:
             os.unlink(marker)
-            failures = "; ".join(hpa_utils.command_failures(err)) or "hdparm exit status %d, no error printed" % rc
+            failures = "; ".join(command_failures(err)) or "hdparm exit status %d, no error printed" % rc
             raise Failed("%s: the drive rejected SET MAX ADDRESS (%s): the HPA is unchanged, %d of %d sectors "
                          "visible%s" % (disk["path"], failures, after["visible_sectors"], fields["native_sectors"],
                                         "; the blank disk was discarded" if erased else ""),

@@ -546,7 +546,7 @@ pending_restores:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
-    blockdev, fio_job, fio_options, probe_region, probe_verdict)
+    blockdev, fio_job, probe_region, probe_verdict)
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
 
 
@@ -617,7 +617,7 @@ def main():
     try:
         probe_verdict.check_thresholds(thresholds)
         classes = class_thresholds(params["class_thresholds"], thresholds)
-        overrides = fio_options.allowed_overrides(params["fio_options"], fio, module.run_command)
+        overrides = fio_job.allowed_overrides(params["fio_options"], fio, module.run_command)
         options = fio_job.job_options(params["mode"], overrides)
     except ValueError as exc:
         module.fail_json(msg=str(exc))

@@ -163,7 +163,6 @@ def candidates(disks, variables, explicit=None, part_classes=()):
     return [found[device] for device in order]
 
 
-
 def _entries(disks, sources):
     """[(device, approved)] of the slots of ``sources``, in their order, each disk once."""
     slots = sorted((sources.index(slot[0]), slot[1], disk["device"], disk["decision"] == "approved")

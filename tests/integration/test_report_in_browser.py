@@ -11,7 +11,8 @@ import subprocess
 import sys
 from html import unescape
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "unit", "plugins",
                                 "plugin_utils"))

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness, probe_region
-from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_job import ALLOWED_OPTIONS
 
 from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of, stopped_mid_fio
 from loopdisk import GIB, attach, detach, run

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_options import ALLOWED_OPTIONS, VALUE_CHOICES
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_job import ALLOWED_OPTIONS, VALUE_CHOICES
 
 from conftest import FioWatch, fio_pids
 from modulerun import ansible_module

@@ -16,7 +16,7 @@ import re
 import subprocess
 import sys
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_options
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job
 
 # Abbreviations fio's command line would accept, misspellings fio answers with its closest
 # option, and names fio knows only as something else (an engine option, a program option).
@@ -30,15 +30,15 @@ def run(argv):
 
 def main():
     # "all" lists every option; as a key it must not match the first one listed.
-    keys = {"all": run(fio_options.cmdhelp_command("fio", "all"))}
+    keys = {"all": run(fio_job.cmdhelp_command("fio", "all"))}
     names = re.findall(r"^\s*([a-z0-9_-]+)\s*:", keys["all"]["stdout"], re.M)
     for name in names:
-        keys[name] = run(fio_options.cmdhelp_command("fio", name))
-        _canonical, aliases = fio_options.parse_cmdhelp(keys[name]["stdout"], keys[name]["stderr"])
+        keys[name] = run(fio_job.cmdhelp_command("fio", name))
+        _canonical, aliases = fio_job.parse_cmdhelp(keys[name]["stdout"], keys[name]["stderr"])
         for alias in aliases:
-            keys[alias] = run(fio_options.cmdhelp_command("fio", alias))
+            keys[alias] = run(fio_job.cmdhelp_command("fio", alias))
     for key in EXTRA_KEYS + tuple(sys.argv[1:]):
-        keys[key] = run(fio_options.cmdhelp_command("fio", key))
+        keys[key] = run(fio_job.cmdhelp_command("fio", key))
     fixture = {
         "fio_version": run(["fio", "--version"])["stdout"].strip(),
         "captured_with": "LC_ALL=C fio --cmdhelp=KEY (tests/unit/capture_fio_cmdhelp.py)",

@@ -11,7 +11,7 @@ Fixtures in tests/unit/fixtures/hdparm/:
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import ata_hpa as hpa
+from ansible_collections.cephops.osd_tuning.plugins.modules import ata_hpa as hpa
 
 NATIVE = 1953525168  # a 1 TB SATA SSD
 

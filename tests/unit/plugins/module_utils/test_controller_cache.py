@@ -4,7 +4,7 @@
 import json
 import os
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import controller_cache
+from ansible_collections.cephops.osd_tuning.plugins.modules import controller_cache
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "controller_cache")
 

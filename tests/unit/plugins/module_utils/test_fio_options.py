@@ -7,18 +7,18 @@ import pytest
 
 from captured_fio import CapturedFio, captured_cmdhelp
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_options
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job
 
 CAPTURED = captured_cmdhelp()
 # Every name and alias fio knows, with the option it stands for.
 KNOWN = {}
 for _name in CAPTURED["names"]:
     _found = CAPTURED["keys"][_name]
-    _canonical, _aliases = fio_options.parse_cmdhelp(_found["stdout"], _found["stderr"])
+    _canonical, _aliases = fio_job.parse_cmdhelp(_found["stdout"], _found["stderr"])
     for _key in [_canonical] + _aliases:
         KNOWN[_key] = _canonical
-REFUSED = sorted(key for key, canonical in KNOWN.items() if canonical not in fio_options.ALLOWED_OPTIONS)
-ACCEPTED = sorted(key for key, canonical in KNOWN.items() if canonical in fio_options.ALLOWED_OPTIONS)
+REFUSED = sorted(key for key, canonical in KNOWN.items() if canonical not in fio_job.ALLOWED_OPTIONS)
+ACCEPTED = sorted(key for key, canonical in KNOWN.items() if canonical in fio_job.ALLOWED_OPTIONS)
 
 # What the probe must never let through: where and how much it writes, and everything that
 # touches more than its region.
@@ -35,17 +35,17 @@ DANGEROUS = [
 
 
 def good_value(canonical):
-    if canonical in fio_options.VALUE_CHOICES:
-        return fio_options.VALUE_CHOICES[canonical][0]
+    if canonical in fio_job.VALUE_CHOICES:
+        return fio_job.VALUE_CHOICES[canonical][0]
     return "0xdeadbeef" if canonical == "buffer_pattern" else "1"
 
 
 def refusal(overrides, run_command=None):
     with pytest.raises(ValueError) as exc:
-        fio_options.allowed_overrides(overrides, "fio", run_command or CapturedFio())
+        fio_job.allowed_overrides(overrides, "fio", run_command or CapturedFio())
     message = str(exc.value)
     assert message.startswith("fio_options refused, nothing was run. ")
-    assert message.endswith(fio_options.WHERE_TO_LOOK)
+    assert message.endswith(fio_job.WHERE_TO_LOOK)
     return message
 
 
@@ -57,8 +57,8 @@ def test_fixture_holds_every_option_of_fio_3_33():
 
 
 def test_every_allowed_option_is_a_canonical_fio_name():
-    assert fio_options.ALLOWED_OPTIONS <= set(CAPTURED["names"])
-    assert set(fio_options.VALUE_CHOICES) | set(fio_options.FORBIDDEN_IN_VALUE) <= fio_options.ALLOWED_OPTIONS
+    assert fio_job.ALLOWED_OPTIONS <= set(CAPTURED["names"])
+    assert set(fio_job.VALUE_CHOICES) | set(fio_job.FORBIDDEN_IN_VALUE) <= fio_job.ALLOWED_OPTIONS
 
 
 @pytest.mark.parametrize("key,expected", [
@@ -71,13 +71,13 @@ def test_every_allowed_option_is_a_canonical_fio_name():
 ])
 def test_cmdhelp_gives_the_option_and_its_aliases(key, expected):
     found = CAPTURED["keys"][key]
-    assert fio_options.parse_cmdhelp(found["stdout"], found["stderr"]) == expected
+    assert fio_job.parse_cmdhelp(found["stdout"], found["stderr"]) == expected
 
 
 @pytest.mark.parametrize("key", ["offest", "bss", "iodept", "fileoff", "hipri", "output", "all"])
 def test_cmdhelp_of_an_unknown_key_is_no_option_even_with_a_closest_match(key):
     found = CAPTURED["keys"][key]
-    assert fio_options.parse_cmdhelp(found["stdout"], found["stderr"]) is None
+    assert fio_job.parse_cmdhelp(found["stdout"], found["stderr"]) is None
 
 
 # --------------------------------------------------------------------------- refused
@@ -93,14 +93,14 @@ def test_every_option_outside_the_allow_list_and_each_alias_is_refused_naming_it
 def test_all_refused_options_at_once_are_named_in_one_message_after_one_lookup_each():
     fio = CapturedFio()
     message = refusal(dict((key, "1") for key in REFUSED), fio)
-    items = message[len("fio_options refused, nothing was run. "):-len(fio_options.WHERE_TO_LOOK) - 2].split("; ")
+    items = message[len("fio_options refused, nothing was run. "):-len(fio_job.WHERE_TO_LOOK) - 2].split("; ")
     assert [item.split(":")[0] for item in items] == REFUSED
     assert [argv for argv, _kwargs in fio.calls] == [["fio", "--cmdhelp=" + key] for key in REFUSED]
 
 
 @pytest.mark.parametrize("key", DANGEROUS)
 def test_options_that_move_enlarge_or_escape_the_writes_are_refused(key):
-    assert KNOWN[key] not in fio_options.ALLOWED_OPTIONS
+    assert KNOWN[key] not in fio_job.ALLOWED_OPTIONS
     assert key + ": " in refusal({key: "0"})
 
 
@@ -156,7 +156,7 @@ def test_every_problem_is_listed_not_only_the_first():
         "fileoffset: alias of offset, which is not allowed; "
         "ioengine: value sg is not allowed (one of libaio, io_uring, psync, sync, pvsync, pvsync2, posixaio); "
         "rate: the value holds whitespace or a control character; "
-        "blocksize and bs: each sets bs, give it once. " + fio_options.WHERE_TO_LOOK)
+        "blocksize and bs: each sets bs, give it once. " + fio_job.WHERE_TO_LOOK)
 
 
 def test_an_option_and_its_dashed_spelling_are_given_once():
@@ -176,11 +176,11 @@ def test_a_failing_cmdhelp_refuses_the_option():
 def test_without_fio_every_fio_option_is_refused_unasked():
     fio = CapturedFio()
     with pytest.raises(ValueError) as exc:
-        fio_options.allowed_overrides({"iodepth": "2", "bs": "8k"}, None, fio)
+        fio_job.allowed_overrides({"iodepth": "2", "bs": "8k"}, None, fio)
     assert str(exc.value) == ("fio_options refused: fio is not installed, so the probe writes with dd, "
                               "which takes no fio options (bs, iodepth)")
     assert fio.calls == []
-    assert fio_options.allowed_overrides({}, None, fio) == {}
+    assert fio_job.allowed_overrides({}, None, fio) == {}
 
 
 # --------------------------------------------------------------------------- accepted
@@ -188,29 +188,29 @@ def test_without_fio_every_fio_option_is_refused_unasked():
 @pytest.mark.parametrize("key", ACCEPTED)
 def test_every_allowed_option_and_alias_is_accepted_under_its_canonical_name(key):
     canonical = KNOWN[key]
-    assert fio_options.allowed_overrides({key: good_value(canonical)}, "fio", CapturedFio()) == {
+    assert fio_job.allowed_overrides({key: good_value(canonical)}, "fio", CapturedFio()) == {
         canonical: good_value(canonical)}
 
 
 def test_the_whole_allow_list_at_once():
-    overrides = dict((name, good_value(name)) for name in fio_options.ALLOWED_OPTIONS)
-    assert fio_options.allowed_overrides(overrides, "fio", CapturedFio()) == overrides
+    overrides = dict((name, good_value(name)) for name in fio_job.ALLOWED_OPTIONS)
+    assert fio_job.allowed_overrides(overrides, "fio", CapturedFio()) == overrides
 
 
-@pytest.mark.parametrize("key,value", [("ioengine", choice) for choice in fio_options.VALUE_CHOICES["ioengine"]]
-                         + [("rw", choice) for choice in fio_options.VALUE_CHOICES["rw"]]
-                         + [("mem", choice) for choice in fio_options.VALUE_CHOICES["mem"]]
+@pytest.mark.parametrize("key,value", [("ioengine", choice) for choice in fio_job.VALUE_CHOICES["ioengine"]]
+                         + [("rw", choice) for choice in fio_job.VALUE_CHOICES["rw"]]
+                         + [("mem", choice) for choice in fio_job.VALUE_CHOICES["mem"]]
                          + [("buffer_pattern", '"cephops"'), ("buffer_pattern", "0xdeadbeef"),
                             ("bssplit", "4k/50:64k/50"), ("random_distribution", "zoned_abs:60/1g:40/2g"),
                             ("cpus_allowed", "0-1"), ("percentile_list", "99:99.9"), ("iodepth", 32)])
 def test_allowed_values_pass_unchanged(key, value):
-    assert fio_options.allowed_overrides({key: value}, "fio", CapturedFio()) == {key: value}
+    assert fio_job.allowed_overrides({key: value}, "fio", CapturedFio()) == {key: value}
 
 
 def test_dashes_and_aliases_become_the_canonical_name_and_null_removes_an_option():
     fio = CapturedFio()
     overrides = {"--blocksize": "16k", "iodepth_batch_submit": "4", "readwrite": "write", "fsync": None}
-    assert fio_options.allowed_overrides(overrides, "/usr/bin/fio", fio) == {
+    assert fio_job.allowed_overrides(overrides, "/usr/bin/fio", fio) == {
         "bs": "16k", "iodepth_batch": "4", "rw": "write", "fsync": None}
     # One lookup per distinct key, as an argv list; the module's run_command adds LC_ALL=C.
     assert [argv for argv, _kwargs in fio.calls] == [

@@ -2,7 +2,7 @@
 
 import os
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import irq_counts
+from ansible_collections.cephops.osd_tuning.plugins.modules import seq_read_probe
 
 # Two CPUs; IRQ 30 has a trailing device name with digits, NMI and ERR lines are not numbered.
 INTERRUPTS = """           CPU0       CPU1
@@ -15,11 +15,11 @@ ERR:          0
 
 
 def test_parse_interrupts_sums_cpus_of_numbered_lines():
-    assert irq_counts.parse_interrupts(INTERRUPTS) == {24: 1, 30: 150, 31: 10}
+    assert seq_read_probe.parse_interrupts(INTERRUPTS) == {24: 1, 30: 150, 31: 10}
 
 
 def test_parse_stat_total():
-    assert irq_counts.parse_stat_total("cpu  1 2 3\nintr 62577362 0 0 5\nctxt 9\n") == 62577362
+    assert seq_read_probe.parse_stat_total("cpu  1 2 3\nintr 62577362 0 0 5\nctxt 9\n") == 62577362
 
 
 def make_sysfs(root, name, device_dir, msi=(), irq=None):
@@ -38,21 +38,21 @@ def make_sysfs(root, name, device_dir, msi=(), irq=None):
 
 def test_a_virtio_disk_counts_its_pci_function_msi_irqs(tmp_path):
     make_sysfs(tmp_path, "vda", "virtio2", msi=(31, 30), irq=11)
-    assert irq_counts.device_irqs("vda", str(tmp_path)) == ("device", [30, 31])
+    assert seq_read_probe.device_irqs("vda", str(tmp_path)) == ("device", [30, 31])
 
 
 def test_a_legacy_irq_counts_when_there_are_no_msi_irqs(tmp_path):
     make_sysfs(tmp_path, "sda", "ata1/host0/target0:0:0/0:0:0:0", irq=19)
-    assert irq_counts.device_irqs("sda", str(tmp_path)) == ("device", [19])
+    assert seq_read_probe.device_irqs("sda", str(tmp_path)) == ("device", [19])
 
 
 def test_a_disk_without_a_device_is_counted_by_the_host(tmp_path):
     (tmp_path / "block" / "loop0").mkdir(parents=True)
-    assert irq_counts.device_irqs("loop0", str(tmp_path)) == ("host", [])
+    assert seq_read_probe.device_irqs("loop0", str(tmp_path)) == ("host", [])
 
 
 def test_rate_per_source():
     before, after = ({30: 100, 31: 10}, 1000), ({30: 300, 31: 30}, 5000)
-    assert irq_counts.rate(before, after, "device", [30, 31], 2.0) == 110.0
-    assert irq_counts.rate(before, after, "host", [], 2.0) == 2000.0
-    assert irq_counts.rate(before, after, "host", [], 0) is None
+    assert seq_read_probe.rate(before, after, "device", [30, 31], 2.0) == 110.0
+    assert seq_read_probe.rate(before, after, "host", [], 2.0) == 2000.0
+    assert seq_read_probe.rate(before, after, "host", [], 0) is None

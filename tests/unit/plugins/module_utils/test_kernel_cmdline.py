@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import kernel_cmdline as cmdline_utils
+from ansible_collections.cephops.osd_tuning.plugins.modules import kernel_cmdline as cmdline_utils
 
 # file, and its GRUB_CMDLINE_LINUX_DEFAULT as shipped
 SHIPPED_DEFAULTS = {"debian12": ("grub/debian12_default_grub", "quiet"),

@@ -1,6 +1,6 @@
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import mkfs_check
+from ansible_collections.cephops.osd_tuning.plugins.modules import mkfs_check
 
 UUID = "5b6f1c2e-7a0d-4d57-9a1e-0c3f2b8e9d41"
 TARGET = "/var/lib/ceph/osd/ceph-7"

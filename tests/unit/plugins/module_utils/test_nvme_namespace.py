@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import nvme_namespace as nvme
+from ansible_collections.cephops.osd_tuning.plugins.modules import nvme_namespace as nvme
 
 NVME = "/usr/sbin/nvme"
 CTRL = "/dev/nvme0"

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import overprovision_partition as layouts
+from ansible_collections.cephops.osd_tuning.plugins.modules import overprovision_partition as layouts
 
 MIB = 1024 * 1024
 SIZE = 960197124096  # a 960 GB SSD

@@ -3,7 +3,7 @@
 import fnmatch
 import json
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import seq_read_probe as read_utils
+from ansible_collections.cephops.osd_tuning.plugins.modules import seq_read_probe as read_utils
 
 
 def test_candidate_values_resolve_current_and_hw_and_clamp():
@@ -123,7 +123,7 @@ class Host:
         monkeypatch.setattr(read_utils.processes, "run_processes", run_processes)
         # 100 interrupts of IRQ 30 and 1000 of the host per round.
         snapshots = iter([({30: 5}, 1000), ({30: 105}, 2000)] * 4)
-        monkeypatch.setattr(read_utils.irq_counts, "snapshot", lambda: next(snapshots))
+        monkeypatch.setattr(read_utils, "snapshot", lambda: next(snapshots))
         clock = iter([10.0, 12.0] * 4)
         monkeypatch.setattr(read_utils.time, "time", lambda: next(clock))
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import smart_health
+from ansible_collections.cephops.osd_tuning.plugins.modules import disk_health
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "smartctl")
 
@@ -18,7 +18,7 @@ def load(name):
 
 def judge(name, **thresholds):
     doc = load(name)
-    return smart_health.judge(doc, doc["smartctl"]["exit_status"], thresholds)
+    return disk_health.judge(doc, doc["smartctl"]["exit_status"], thresholds)
 
 
 def test_reallocated_sectors_above_the_default_fail():
@@ -85,7 +85,7 @@ def test_pending_sectors_fail():
     for attribute in doc["ata_smart_attributes"]["table"]:
         if attribute["id"] == 197:
             attribute["raw"]["value"] = 8
-    result = smart_health.judge(doc, 0, {"max_reallocated_sectors": 1000})
+    result = disk_health.judge(doc, 0, {"max_reallocated_sectors": 1000})
     assert result["reasons"] == ["8 pending sectors > 0"]
 
 
@@ -98,8 +98,8 @@ def test_virtio_disk_is_unknown_with_smartctls_reason():
 @pytest.mark.parametrize("bit, status", [(0x01, "unknown"), (0x02, "unknown"), (0x08, "failed"), (0x10, "failed"),
                                          (0x80, "failed"), (0x04, "passed"), (0x20, "passed"), (0x40, "passed")])
 def test_exit_status_bits(bit, status):
-    assert smart_health.judge(load("KXG60ZNV512G_TOSHIBA_2.json"), bit)["status"] == status
+    assert disk_health.judge(load("KXG60ZNV512G_TOSHIBA_2.json"), bit)["status"] == status
 
 
 def test_command_is_an_argv_list():
-    assert smart_health.command("/usr/sbin/smartctl", "/dev/sdb") == ["/usr/sbin/smartctl", "-j", "-a", "/dev/sdb"]
+    assert disk_health.command("/usr/sbin/smartctl", "/dev/sdb") == ["/usr/sbin/smartctl", "-j", "-a", "/dev/sdb"]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import udev_queue_rules as rules_utils
+from ansible_collections.cephops.osd_tuning.plugins.modules import udev_queue_rules as rules_utils
 
 SSD = {"comment": "SATA/SAS SSD", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
        "attributes": {"iosched/fifo_batch": 1, "max_sectors_kb": 64, "scheduler": "mq-deadline"}}

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import nvme_namespace as nvme_utils
+from ansible_collections.cephops.osd_tuning.plugins.modules import nvme_namespace as nvme_utils
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.overprovision import Failed
 from ansible_collections.cephops.osd_tuning.plugins.modules import nvme_namespace
 

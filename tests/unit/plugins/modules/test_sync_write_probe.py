@@ -8,7 +8,7 @@ import yaml
 from ansible.module_utils.basic import AnsibleModule
 from captured_fio import CapturedFio
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_options
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job
 from ansible_collections.cephops.osd_tuning.plugins.modules import sync_write_probe
 
 
@@ -50,7 +50,7 @@ def test_option_that_places_the_writes_is_refused_with_its_alias_and_abbreviatio
     assert result["msg"] == (
         "fio_options refused, nothing was run. "
         "fileoff: fio has no option or alias of exactly this name (abbreviations are refused: give the full name); "
-        "fileoffset: alias of offset, which is not allowed; offset: not allowed. " + fio_options.WHERE_TO_LOOK)
+        "fileoffset: alias of offset, which is not allowed; offset: not allowed. " + fio_job.WHERE_TO_LOOK)
     assert host_fio.calls == [
         (["/usr/bin/fio", "--cmdhelp=" + key], {"environ_update": {"LC_ALL": "C"}})
         for key in ("bs", "fileoff", "fileoffset", "offset")]
@@ -69,8 +69,8 @@ def test_documentation_lists_the_allow_list_and_the_restricted_values():
     option = yaml.safe_load(sync_write_probe.DOCUMENTATION)["options"]["fio_options"]
     allowed = next(text for text in option["description"] if text.startswith("Only options"))
     restricted = next(text for text in option["description"] if text.startswith("Some values"))
-    assert set(re.findall(r"C\(([a-z_]+)\)", allowed)) == fio_options.ALLOWED_OPTIONS
-    for name, choices in fio_options.VALUE_CHOICES.items():
+    assert set(re.findall(r"C\(([a-z_]+)\)", allowed)) == fio_job.ALLOWED_OPTIONS
+    for name, choices in fio_job.VALUE_CHOICES.items():
         sentence = re.search(r"C\(%s\) takes (.*?) \(" % name, restricted).group(1)
         assert re.findall(r"V\(([a-z_0-9]+)\)", sentence) == list(choices)
 

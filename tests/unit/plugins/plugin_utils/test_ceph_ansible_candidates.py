@@ -29,7 +29,7 @@ def devices_of(found):
 
 def test_devices_dedicated_and_wal_devices_in_ceph_ansible_order():
     found = ceph_ansible.candidates(INVENTORY, {"devices": ["/dev/sdb", "sdc"], "dedicated_devices": ["/dev/nvme0n1"],
-                                                   "bluestore_wal_devices": ["/dev/sdd"]})
+                                                "bluestore_wal_devices": ["/dev/sdd"]})
     assert devices_of(found) == [("/dev/sdb", ["devices"], ["data"]), ("/dev/sdc", ["devices"], ["data"]),
                                  ("/dev/nvme0n1", ["dedicated_devices"], ["db"]),
                                  ("/dev/sdd", ["bluestore_wal_devices"], ["wal"])]
@@ -76,8 +76,8 @@ def test_auto_discovery_leaves_out_what_ceph_facts_leaves_out():
     # ceph-facts compares the names as given: with auto-discovery it resolves no link.
     lvm_volumes = [{"data": "/dev/nvme0n1"}, {"data": "/dev/sdd", "db": "x", "db_vg": "vg"}]
     found = ceph_ansible.candidates(INVENTORY, {"osd_auto_discovery": True, "dedicated_devices": ["/dev/sdc"],
-                                                   "bluestore_wal_devices": ["/dev/disk/by-id/wwn-0x5002538e40a1b2c3"],
-                                                   "lvm_volumes": lvm_volumes})
+                                                "bluestore_wal_devices": ["/dev/disk/by-id/wwn-0x5002538e40a1b2c3"],
+                                                "lvm_volumes": lvm_volumes})
     discovered = [c["device"] for c in found if "osd_auto_discovery" in c["sources"]]
     # sdc is a DB device and nvme0n1 and sdd lvm_volumes data; sdb, named by a link, is not left out.
     assert discovered == ["/dev/sdb"]
@@ -105,7 +105,7 @@ def test_auto_discovery_off_adds_nothing():
 def test_by_id_links_resolve_and_a_disk_named_twice_is_probed_once():
     link = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
     found = ceph_ansible.candidates(INVENTORY, {"devices": [link, "/dev/sdc"], "dedicated_devices": ["/dev/sdb"],
-                                                   "osd_auto_discovery": True})
+                                                "osd_auto_discovery": True})
     assert dict((key, found[0][key]) for key in ("device", "given", "sources", "slots", "roles", "gate_class")) == {
         "device": "/dev/sdb", "given": [link, "/dev/sdb"], "sources": ["devices", "dedicated_devices"],
         "slots": [["devices", 0, "data"], ["dedicated_devices", 0, "db"]], "roles": ["data", "db"], "gate_class": "flash"}
@@ -129,7 +129,7 @@ def test_unresolved_link_stays_as_given_with_unknown_class():
 
 def test_explicit_list_replaces_the_ceph_ansible_variables():
     found = ceph_ansible.candidates(INVENTORY, {"devices": ["/dev/sdb"], "osd_auto_discovery": True},
-                                       explicit=["loop3", "/dev/loop4"])
+                                    explicit=["loop3", "/dev/loop4"])
     assert devices_of(found) == [("/dev/loop3", ["disk_gate_devices"], ["data"]),
                                  ("/dev/loop4", ["disk_gate_devices"], ["data"])]
     assert found[0]["rotational"] is None
@@ -138,7 +138,7 @@ def test_explicit_list_replaces_the_ceph_ansible_variables():
 def test_without_a_list_or_any_ceph_ansible_variable_every_available_disk_is_a_candidate():
     inventory = [dict(d, available=d["name"] in ("sdb", "nvme0n1")) for d in INVENTORY]
     found = ceph_ansible.candidates(inventory, {"devices": None, "osd_auto_discovery": None,
-                                                   "osd_auto_discovery_exclude": "dm-*"})
+                                                "osd_auto_discovery_exclude": "dm-*"})
     assert devices_of(found) == [("/dev/sdb", ["available"], ["data"]), ("/dev/nvme0n1", ["available"], ["data"])]
     assert ceph_ansible.candidates(inventory, {"devices": []}) == []
     assert devices_of(ceph_ansible.candidates(inventory, {}, ["sdc"])) == [("/dev/sdc", ["disk_gate_devices"], ["data"])]

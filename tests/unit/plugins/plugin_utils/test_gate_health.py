@@ -7,8 +7,9 @@ import xml.etree.ElementTree as ET
 
 import yaml
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import controller_cache, smart_health
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
+from ansible_collections.cephops.osd_tuning.plugins.modules import controller_cache, disk_health
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 import ceph_spec
 from gate_samples import SETTINGS, candidate, finished_ok, job, result
@@ -19,7 +20,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "smar
 def health_of(name):
     with open(os.path.join(FIXTURES, name)) as handle:
         doc = json.load(handle)
-    return smart_health.judge(doc, doc["smartctl"]["exit_status"])
+    return disk_health.judge(doc, doc["smartctl"]["exit_status"])
 
 
 # What the disk_health and controller_cache modules return for one host.

@@ -10,7 +10,8 @@ import markdown_it
 import pytest
 import yaml
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision, gate_report
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_report
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 import ceph_spec
 from gate_samples import (HOSTILE, MODEL, OTHER, SETTINGS, candidate, finished_ok, fleet, fleet_of, record, result,
                           same_model)

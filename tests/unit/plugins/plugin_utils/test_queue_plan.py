@@ -2,7 +2,8 @@
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, udev_queue_rules
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+from ansible_collections.cephops.osd_tuning.plugins.modules import udev_queue_rules
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
 
 

@@ -1,0 +1,57 @@
+"""The layout rules of docs/development.md ("Where each decision lives"), read from the code's
+imports: no filter that only forwards to a helper nothing else uses, and no helper file with a
+single importer unless it is large enough to stand alone."""
+
+import ast
+import os
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE = "ansible_collections.cephops.osd_tuning.plugins."
+HELPER_DIRS = ("module_utils", "plugin_utils")
+# A helper with one importer stays a file of its own only from this many lines.
+STANDS_ALONE = 250
+MAX_SINGLE_IMPORTER_HELPERS = 4
+
+
+def plugin_files():
+    """{path under plugins/: source} of every Python file of the collection's plugins."""
+    found = {}
+    for root, _dirs, names in os.walk(os.path.join(REPO_ROOT, "plugins")):
+        for name in names:
+            if name.endswith(".py") and name != "__init__.py":
+                path = os.path.relpath(os.path.join(root, name), REPO_ROOT)
+                with open(os.path.join(REPO_ROOT, path)) as handle:
+                    found[path] = handle.read()
+    return found
+
+
+def importers(files):
+    """{helper path: set of plugin files importing it}."""
+    found = dict((path, set()) for path in files if path.split(os.sep)[1] in HELPER_DIRS)
+    for path, text in files.items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+                base = os.path.join("plugins", *node.module[len(PACKAGE):].split("."))
+                for alias in node.names:
+                    for target in (base + ".py", os.path.join(base, alias.name + ".py")):
+                        if target in found and target != path:
+                            found[target].add(path)
+    return found
+
+
+def test_every_filter_holds_its_logic_or_calls_a_shared_helper():
+    files = plugin_files()
+    users = importers(files)
+    forwarding = sorted("%s -> %s (its only importer)" % (path, helper)
+                        for path in files if path.startswith(os.path.join("plugins", "filter"))
+                        for helper, by in users.items() if path in by and len(by) == 1
+                        and helper.startswith(os.path.join("plugins", "plugin_utils")))
+    assert forwarding == []
+
+
+def test_a_helper_with_one_importer_is_large_enough_to_stand_alone():
+    files = plugin_files()
+    single = dict((helper, len(files[helper].splitlines())) for helper, by in importers(files).items() if len(by) < 2)
+    small = sorted("%s: %d lines" % item for item in single.items() if item[1] < STANDS_ALONE)
+    assert small == [], "fold these into their one importer"
+    assert len(single) <= MAX_SINGLE_IMPORTER_HELPERS, sorted(single)
