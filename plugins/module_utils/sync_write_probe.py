@@ -22,16 +22,15 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
 # --------------------------------------------------------------------------- the result cache
 
 # 2: the power-loss protection verdict replaced the hint.
-FORMAT = 2
+CACHE_FORMAT = 2
 # Only measurements are kept: an error or a refusal must be looked at again on the next run.
 CACHEABLE_VERDICTS = ("suitable", "marginal", "unsuitable")
 # Every setting that shapes a measurement or its verdict; the timeout and fio's path do not.
-SETTINGS = ("mode", "method", "options", "runtime", "region", "thresholds", "parallel", "adaptive",
-            "stage_seconds", "margin", "plp_runtime", "compare_write_cache", "min_gain",
-            "max_numjobs")
+CACHE_KEY_SETTINGS = ("mode", "method", "options", "runtime", "region", "thresholds", "parallel", "adaptive",
+                      "stage_seconds", "margin", "plp_runtime", "compare_write_cache", "min_gain", "max_numjobs")
 # Settings added since, with the value that measures as before they existed: they enter the key
 # only at another value, so the entries stored before them stay valid.
-LATER_SETTINGS = {"write_cache": "as_is"}
+LATER_CACHE_KEY_SETTINGS = {"write_cache": "as_is"}
 
 
 def disk_identity(disk, backing_file=None):
@@ -50,9 +49,9 @@ def disk_identity(disk, backing_file=None):
 
 def entry_key(identity, settings):
     """Hex digest naming the cache entry of one disk under one set of probe settings."""
-    document = {"format": FORMAT, "disk": identity,
-                "settings": dict((name, settings[name]) for name in SETTINGS)}
-    for name, before in LATER_SETTINGS.items():
+    document = {"format": CACHE_FORMAT, "disk": identity,
+                "settings": dict((name, settings[name]) for name in CACHE_KEY_SETTINGS)}
+    for name, before in LATER_CACHE_KEY_SETTINGS.items():
         if settings[name] != before:
             document["settings"][name] = settings[name]
     return hashlib.sha256(json.dumps(document, sort_keys=True).encode("utf-8")).hexdigest()

@@ -1,6 +1,6 @@
 """nvme_namespace on loop devices: a disk that is no NVMe namespace is refused before nvme-cli
 runs, in check mode too, and every byte stays as it was. The success path needs a controller
-that carries namespace management out (QEMU's does not): module_utils/nvme_namespace.py is
+that carries namespace management out (QEMU's does not): the module's logic is
 unit-tested against nvme-cli's JSON instead."""
 
 import pytest
