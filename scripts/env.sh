@@ -78,14 +78,17 @@ ensure_debian_packages() {
 # REQUIREMENTS on Python PYTHON (X.Y; the system's python3 if not given), cached as
 # $CEPHOPS_CACHE/NAME[-pyX.Y]-<hash of the lock>.
 make_venv() {
-  local key python=python3 name="$2"
+  # The system's own python3, by path: once the main venv is on PATH, python3 is its 3.13.
+  local key python=/usr/bin/python3 name="$2"
   key="$(sha256sum "$1" | cut -c1-12)"
   if [ -n "${3:-}" ]; then
     python="$(claimed_python "$3")" || return 1
     name="$name-py$3"
   fi
   VENV_DIR="$CEPHOPS_CACHE/$name-$key"
-  if [ ! -f "$VENV_DIR/.complete" ]; then
+  # A venv some earlier run built on another Python is built again.
+  local version='import sys; print(sys.version_info[:2])'
+  if [ ! -f "$VENV_DIR/.complete" ] || [ "$("$VENV_DIR/bin/python3" -c "$version")" != "$("$python" -c "$version")" ]; then
     log "creating Python virtual environment $VENV_DIR (first run only)"
     rm -rf "$VENV_DIR"
     "$python" -m venv "$VENV_DIR"
