@@ -25,47 +25,39 @@ description:
     not at all.
 author:
   - cephops maintainers (@cephops)
-positional: host, started, finished, settings, health, controllers
+positional: host, settings
 options:
   _input:
-    description: The candidates.
-    type: list
-    elements: dict
+    description:
+      - What the gate gathered on the host, by name - C(candidates) (the list of
+        P(cephops.osd_tuning.gate_candidates#filter)), C(started) (the registered result of the
+        async start task of the probe job, its C(results) in check mode, which runs the module
+        without async; skipped when no disk was to be probed), C(finished) (the registered result
+        of the async_status task that waited for the job, V({}) or skipped when there was none),
+        C(health) and C(controllers).
+      - C(health) is the registered result of M(cephops.osd_tuning.disk_health) for the host's
+        disks. A disk whose health V(failed) is V(unhealthy) and never approved; one whose health
+        is V(unknown) is V(unhealthy) only with C(health_required).
+      - C(controllers) is the registered result of M(cephops.osd_tuning.controller_cache); its
+        C(summary) goes into the record.
+    type: dict
     required: true
   host:
     description: The host's inventory name.
     type: str
     required: true
-  started:
-    description:
-      - The registered result of the async start task of the probe job (its C(results) in check
-        mode, which runs the module without async; skipped when no disk was to be probed).
-    type: dict
-    required: true
-  finished:
-    description: The registered result of the async_status task that waited for the job (V({}) or skipped when there was none).
-    type: dict
-    required: true
   settings:
     description: C(allow_marginal), C(hdd_policy), C(absent_policy), C(fail_closed), C(health_required) and C(cephadm_host).
     type: dict
     required: true
-  health:
-    description:
-      - The registered result of M(cephops.osd_tuning.disk_health) for the host's disks. A disk
-        whose health V(failed) is V(unhealthy) and never approved; one whose health is
-        V(unknown) is V(unhealthy) only with C(health_required).
-    type: dict
-  controllers:
-    description: The registered result of M(cephops.osd_tuning.controller_cache); its C(summary) goes into the record.
-    type: dict
 """
 
 EXAMPLES = r"""
 - name: Decide
   ansible.builtin.set_fact:
-    record: "{{ candidates | cephops.osd_tuning.gate_host(inventory_hostname, job, done,
-                {'allow_marginal': false, 'hdd_policy': 'probe'}) }}"
+    record: >-
+      {{ {'candidates': candidates, 'started': job, 'finished': done}
+         | cephops.osd_tuning.gate_host(inventory_hostname, {'allow_marginal': false, 'hdd_policy': 'probe'}) }}
 """
 
 RETURN = r"""
@@ -83,8 +75,10 @@ _value:
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
 
-def gate_host(candidates, host, started, finished, settings, health=None, controllers=None):
-    return gate_decision.host_record(host, candidates, started, finished, settings, health, controllers)
+def gate_host(gathered, host, settings):
+    return gate_decision.host_record(host, gathered["candidates"], gathered.get("started") or {},
+                                     gathered.get("finished") or {}, settings, gathered.get("health"),
+                                     gathered.get("controllers"))
 
 
 class FilterModule(object):

@@ -5,14 +5,15 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cephops.osd_tuning.plugins.filter import (disk_paths, gate_candidates, gate_host, gate_report,
-                                                                   named_disks)
+from ansible_collections.cephops.osd_tuning.plugins.filter import (disk_paths, gate_candidates, gate_host, gate_probe,
+                                                                   gate_report, named_disks)
 
 
 def test_filters_are_registered_under_their_names():
     assert set(disk_paths.FilterModule().filters()) == {"disk_paths"}
     assert set(gate_candidates.FilterModule().filters()) == {"gate_candidates"}
     assert set(gate_host.FilterModule().filters()) == {"gate_host"}
+    assert set(gate_probe.FilterModule().filters()) == {"gate_probe"}
     assert set(gate_report.FilterModule().filters()) == {"gate_report"}
     assert set(named_disks.FilterModule().filters()) == {"named_disks"}
 
@@ -24,7 +25,7 @@ def test_candidates_to_record_to_every_format():
     start = {"ansible_job_id": "1.2"}
     probed = {"device": "/dev/sdb", "verdict": "suitable", "reasons": [], "write_iops": 9000.0}
     done = {"ansible_job_id": "1.2", "finished": 1, "results": [probed]}
-    record = gate_host.gate_host(candidates, "osd1", start, done,
+    record = gate_host.gate_host({"candidates": candidates, "started": start, "finished": done}, "osd1",
                                  {"allow_marginal": False, "hdd_policy": "probe"})
     assert record["approved"] == ["/dev/sdb"]
     settings = {"policy": "block", "thresholds": {"flash": {"min_iops": 5000, "marginal_min_iops": 1000}}}
@@ -51,3 +52,16 @@ def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_nam
              for name in ("sda", "sdb", "sdc")]
     assert named_disks.named_disks(disks, ["/dev/disk/by-id/ata-SDC", "sda", "sdz"]) == [disks[0], disks[2]]
     assert named_disks.named_disks(disks, []) == disks
+
+
+def test_gate_probe_plans_one_job_of_the_whole_disks_present_with_their_classes():
+    def candidate(device, cls, probe=True):
+        return {"device": device, "class": cls, "probe": probe}
+    candidates = [candidate("/dev/sdb", "flash"), candidate("/dev/sdc", "hdd"), candidate("/dev/sdd", "db"),
+                  candidate("vg/lv", "flash", probe=False), candidate("/dev/sdz", "flash", probe=False)]
+    plan = gate_probe.gate_probe(candidates, "skip", ["/dev/sdc", "/dev/sdd", "/dev/sdz"])
+    assert plan == {"devices": ["/dev/sdb", "/dev/sdd"], "device_classes": {"/dev/sdb": "flash", "/dev/sdd": "db"},
+                    "overwrite_data": ["/dev/sdd"], "health_devices": ["/dev/sdb", "/dev/sdc", "/dev/sdd"],
+                    "not_candidates": ["/dev/sdz"]}
+    probed = gate_probe.gate_probe(candidates)
+    assert probed["devices"] == ["/dev/sdb", "/dev/sdc", "/dev/sdd"] and probed["overwrite_data"] == []
