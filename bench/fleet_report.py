@@ -31,7 +31,7 @@ def host_records(hosts, disks):
         devices = ["/dev/disk/by-id/wwn-0x5000c500%08x" % (index * disks + d) for d in range(disks)]
         # Shaped as gate_candidates gives them.
         candidates = [{"device": dev, "given": [dev], "sources": ["devices"], "roles": ["data"], "rotational": False,
-                       "slots": [["devices", d, "data"]], "class": "flash", "probe": True, "presence": "present",
+                       "slots": [["devices", d, "data"]], "thresholds_class": "flash", "probe": True, "presence": "present",
                        "reasons": [], "links": [dev], "wwn": None} for d, dev in enumerate(devices)]
         results = [{"device": dev, "name": "sd%s" % chr(97 + d), "model": "SYNTHETIC SSD", "serial": "S%d" % d,
                     "verdict": VERDICTS[(index + d) % len(VERDICTS)], "reasons": ["synthetic"],

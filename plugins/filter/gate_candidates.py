@@ -52,7 +52,7 @@ options:
     elements: str
     default: []
   part_classes:
-    description: The parts (V(db), V(wal)) with thresholds of their own; their disks get that C(class).
+    description: The parts (V(db), V(wal)) with thresholds of their own; their disks get that C(thresholds_class).
     type: list
     elements: str
     default: []
@@ -76,7 +76,7 @@ _value:
     C(slots) (each a list of the variable, the entry index and the part), C(roles) (V(data), V(db), V(wal)),
     C(probe) (false for an LV, a partition or an absent name), C(presence) (V(present) or
     V(absent)), C(reasons) (why it is not probed), C(rotational) and C(gate_class) (V(flash) or
-    V(hdd); V(flash) when the inventory does not list it), C(links), C(wwn), and C(class) (the
+    V(hdd); V(flash) when the inventory does not list it), C(links), C(wwn), and C(thresholds_class) (the
     thresholds it is probed with, its gate class or V(db)/V(wal) from O(part_classes)).
   type: list
   elements: dict

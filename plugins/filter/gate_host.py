@@ -63,7 +63,7 @@ EXAMPLES = r"""
 RETURN = r"""
 _value:
   description: C(host), C(status) (V(ok) or V(error)), C(errors), C(disks) (each candidate
-    with class, verdict, reasons, IOPS, p99, cached, C(health) (C(status), C(reasons), C(notes), C(values)), C(decision) V(approved), V(blocked),
+    with its thresholds_class, verdict, reasons, IOPS, p99, cached, C(health) (C(status), C(reasons), C(notes), C(values)), C(decision) V(approved), V(blocked),
     V(pending) or V(absent), and C(approved) true, false or null), the device lists
     C(approved), C(blocked), C(pending), C(absent), C(handover) (the ceph-ansible variables
     ceph-osd receives under the exclude policy, C(lvm_volumes) as indexes of the entries that

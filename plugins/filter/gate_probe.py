@@ -60,13 +60,13 @@ _value:
 
 def gate_probe(candidates, hdd_policy="probe", overwrite=None):
     present = [candidate for candidate in candidates if candidate["probe"]]
-    written = [candidate for candidate in present if hdd_policy == "probe" or candidate["class"] != "hdd"]
+    written = [candidate for candidate in present if hdd_policy == "probe" or candidate["thresholds_class"] != "hdd"]
     devices = [candidate["device"] for candidate in written]
     health_devices = [candidate["device"] for candidate in present]
     overwrite = overwrite or []
     return {
         "devices": devices,
-        "device_classes": dict((candidate["device"], candidate["class"]) for candidate in written),
+        "device_classes": dict((candidate["device"], candidate["thresholds_class"]) for candidate in written),
         "overwrite_data": [device for device in overwrite if device in devices],
         "health_devices": health_devices,
         "not_candidates": [device for device in overwrite if device not in health_devices],

@@ -344,7 +344,7 @@ def host_table(record):
     """Plain-text table of one host's disks, the message of a blocked host."""
     header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "HEALTH", "DECISION", "REASONS")
     rows = [header] + [tuple(_text(cell) for cell in (
-        d["device"], d["class"], d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
+        d["device"], d["thresholds_class"], d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
         _cached(d), (d["plp"] or {}).get("verdict") or "-",
         (d.get("health") or {}).get("status", "-"), _approval(d), "; ".join(d["reasons"])))
         for d in record["disks"]]
@@ -463,7 +463,7 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 | {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
 {% endif %}
 {% for disk in entry.disks %}
-| {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk["class"] | md }} | \
+| {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk.thresholds_class | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
 {{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
@@ -514,7 +514,7 @@ def to_markdown(document):
 def _thresholds_in_use(entry, settings):
     """The threshold lines of the disk classes gated on this host: flash solid, HDD dotted."""
     lines = []
-    for group in sorted(set(d["class"] for d in entry["disks"] if d["gated"])):
+    for group in sorted(set(d["thresholds_class"] for d in entry["disks"] if d["gated"])):
         limits = (settings.get("thresholds") or {}).get(group) or {}
         for key, colour, text in (("min_iops", "#2e7d32", "suitable"), ("marginal_min_iops", "#f9a825", "marginal")):
             if limits.get(key):
@@ -618,7 +618,7 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 <th>p99 ms</th><th>Cached</th><th>Power-loss protection</th><th>Health</th><th>Decision</th><th>Reasons</th></tr>
 {% for disk in entry.disks %}
 <tr><td>{{ disk.device | h }}</td><td>{{ (disk.model or '-') | h }}</td><td>{{ (disk.serial or '-') | h }}</td>\
-<td>{{ disk['class'] | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
+<td>{{ disk.thresholds_class | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
 <td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
 <td>{{ disk | health | h }}</td>\
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>

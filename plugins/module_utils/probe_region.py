@@ -21,7 +21,7 @@ import os
 import tempfile
 import time
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import direct_io, processes
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, direct_io, processes
 
 MIB = 1024 ** 2
 BLOCK = 4096
@@ -269,8 +269,7 @@ def journal_identity(disk, backing_file=None):
     backing file with its size; else its kernel name and size, which a later run cannot trust
     to name the same disk."""
     if disk.get("wwn") or disk.get("serial") or backing_file:
-        return {"wwn": disk.get("wwn"), "serial": disk.get("serial"), "backing_file": backing_file,
-                "size_bytes": disk.get("size_bytes")}, True
+        return dict(blockdev.copy_identity(disk, blockdev.LASTING_IDENTITY_KEYS), backing_file=backing_file), True
     return {"name": disk["name"], "size_bytes": disk.get("size_bytes")}, False
 
 

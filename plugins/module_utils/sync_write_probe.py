@@ -43,8 +43,7 @@ def disk_identity(disk, backing_file=None):
     disk (not cached)."""
     if not (disk.get("wwn") or disk.get("serial") or backing_file):
         return None
-    return {"wwn": disk.get("wwn"), "serial": disk.get("serial"), "model": disk.get("model"),
-            "firmware": disk.get("firmware"), "size_bytes": disk.get("size_bytes"), "backing_file": backing_file}
+    return dict(blockdev.copy_identity(disk), backing_file=backing_file)
 
 
 def entry_key(identity, settings):
@@ -630,11 +629,8 @@ def _step(numjobs, measurement):
 def empty_result(device, disk=None):
     """Every key a result carries (see the module's RETURN), unmeasured."""
     disk = disk or {}
-    return {
-        "device": device, "name": disk.get("name"), "model": disk.get("model"),
-        "serial": disk.get("serial"), "transport": disk.get("transport"),
-        "rotational": disk.get("rotational"), "wwn": disk.get("wwn"), "firmware": disk.get("firmware"),
-        "size_bytes": disk.get("size_bytes"),
+    result = {
+        "device": device, "name": disk.get("name"), "transport": disk.get("transport"), "rotational": disk.get("rotational"),
         "verdict": None, "reasons": [], "method": None, "mode": None, "command": None,
         "fio_version": None, "write_iops": None, "write_bw_bytes": None, "total_ios": None,
         "runtime_ms": None, "latency_us": None, "p99_sync_latency_ms": None, "adaptive": None,
@@ -642,6 +638,8 @@ def empty_result(device, disk=None):
         "write_cache_disabled": None, "region": None, "region_nonzero_mib": None, "written": False, "zeroed": None, "zeroed_bytes": None,
         "recovered": None, "cached": False, "cache_age_seconds": None,
     }
+    result.update(blockdev.copy_identity(disk))
+    return result
 
 
 def refused_result(device, reasons, disk=None):
@@ -689,7 +687,7 @@ def cached_result(disk, stored, age):
     marked cached, and nothing written in this run."""
     fresh = empty_result(disk["path"], disk)
     result = dict(stored)
-    for key in ("device", "name", "model", "serial", "transport", "rotational", "wwn", "firmware", "size_bytes"):
+    for key in ("device", "name", "transport", "rotational") + blockdev.IDENTITY_KEYS:
         result[key] = fresh[key]
     result.update(written=False, zeroed=None, zeroed_bytes=None, region_nonzero_mib=None, recovered=None,
                   cached=True, cache_age_seconds=age)

@@ -137,7 +137,7 @@ def candidates(disks, variables, explicit=None, part_classes=()):
     ``sources``, ``slots``, ``roles`` (data, db, wal), ``probe`` (whether the probe judges
     it), ``presence`` (present or absent), ``reasons`` (why it is not probed), and from the
     inventory ``rotational``, ``gate_class`` (flash for a name the inventory does not list,
-    the stricter thresholds) and ``links``, ``wwn``. ``class`` is the thresholds it is
+    the stricter thresholds) and ``links``, ``wwn``. ``thresholds_class`` is the thresholds it is
     probed with: its gate class, or ``wal``/``db`` for a WAL/DB disk when that part is in
     ``part_classes`` (has thresholds of its own). A disk named twice is judged once."""
     index, partitions = by_name(disks), _partitions(disks)
@@ -158,8 +158,8 @@ def candidates(disks, variables, explicit=None, part_classes=()):
             if value not in entry[key]:
                 entry[key].append(value)
     for entry in found.values():
-        entry["class"] = next((part for part in ("wal", "db") if part in entry["roles"] and part in part_classes),
-                              entry["gate_class"])
+        entry["thresholds_class"] = next(
+            (part for part in ("wal", "db") if part in entry["roles"] and part in part_classes), entry["gate_class"])
     return [found[device] for device in order]
 
 

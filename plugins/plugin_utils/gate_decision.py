@@ -33,6 +33,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import copy_identity
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import handover
 
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
@@ -111,14 +112,14 @@ def _disk_entry(candidate, result, settings, health):
     entry = {
         "device": candidate["device"], "given": list(candidate["given"]), "sources": list(candidate["sources"]),
         "slots": [list(slot) for slot in candidate["slots"]], "roles": list(candidate["roles"]),
-        "class": candidate["class"], "presence": candidate["presence"], "links": list(candidate["links"]),
-        "name": None, "model": None, "serial": None, "wwn": candidate["wwn"], "firmware": None, "size_bytes": None,
-        "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
+        "thresholds_class": candidate["thresholds_class"], "presence": candidate["presence"], "links": list(candidate["links"]),
+        "name": None, "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
         "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
         "cache_age_seconds": None, "plp": None, "write_cache_comparison": None, "write_cache_disabled": None,
     }
-    for key in ("name", "model", "serial", "wwn", "firmware", "size_bytes", "transport", "verdict", "reasons",
-                "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached", "cache_age_seconds"):
+    entry.update(copy_identity(result), wwn=result.get("wwn") or candidate["wwn"])
+    for key in ("name", "transport", "verdict", "reasons", "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached",
+                "cache_age_seconds"):
         if result.get(key) is not None:
             entry[key] = result[key]
     if result.get("rotational") is not None:
@@ -145,7 +146,7 @@ def _result(candidate, outcome, by_device, settings):
     if not candidate["probe"]:
         return {"verdict": "absent" if candidate["presence"] == "absent" else "not_probed",
                 "reasons": list(candidate["reasons"])}
-    if candidate["class"] == "hdd" and settings.get("hdd_policy") == "skip":
+    if candidate["thresholds_class"] == "hdd" and settings.get("hdd_policy") == "skip":
         return {"verdict": "skipped", "reasons": ["rotational disk: not gated (disk_gate_hdd_policy skip)"]}
     if "error" in outcome:
         return {"verdict": "error", "reasons": [outcome["error"]]}

@@ -262,7 +262,7 @@ def test_hdd_skip_lets_rotational_disks_through_unprobed(loop_disks, gate):
     run = gate.play([disk], IMPOSSIBLE, disk_gate_hdd_policy="skip")
     assert run.rc == 0, run.failures
     found = run.disk(disk.path)
-    assert (found["class"], found["verdict"], found["approved"], found["gated"]) == ("hdd", "skipped", True, False)
+    assert (found["thresholds_class"], found["verdict"], found["approved"], found["gated"]) == ("hdd", "skipped", True, False)
     assert run.task("Start the sync-write probe").get("skipped") is True
 
 
@@ -273,7 +273,7 @@ def test_each_class_is_judged_by_its_own_thresholds_in_one_job(loop_disks, gate)
     run = gate.play([], disk_gate_devices=[], devices=[data.path], dedicated_devices=[db.path],
                     disk_gate_db_thresholds=IMPOSSIBLE, disk_gate_policy="warn")
     assert run.rc == 0, run.failures
-    found = dict((d["device"], (d["class"], d["verdict"])) for d in run.record["disks"])
+    found = dict((d["device"], (d["thresholds_class"], d["verdict"])) for d in run.record["disks"])
     assert found == {data.path: ("hdd", "suitable"), db.path: ("db", "unsuitable")}, found
     started = run.task("Start the sync-write probe")
     assert started["ansible_job_id"] and "results" not in started, started
@@ -391,7 +391,7 @@ def test_a_name_no_disk_of_the_host_has_is_absent_and_skipped_unless_absence_blo
     missing = "/dev/cephops-no-such-disk"
     run = gate.play([disk], disk_gate_devices=[disk.path, missing])
     assert run.rc == 0, run.failures
-    assert (run.disk(disk.path)["verdict"], run.disk(disk.path)["class"]) == ("suitable", "hdd")
+    assert (run.disk(disk.path)["verdict"], run.disk(disk.path)["thresholds_class"]) == ("suitable", "hdd")
     found = run.disk(missing)
     assert (found["verdict"], found["decision"], found["reasons"]) == (
         "absent", "absent", ["no disk of the host has this name (not present)"])

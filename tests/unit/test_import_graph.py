@@ -55,3 +55,22 @@ def test_a_helper_with_one_importer_is_large_enough_to_stand_alone():
     small = sorted("%s: %d lines" % item for item in single.items() if item[1] < STANDS_ALONE)
     assert small == [], "fold these into their one importer"
     assert len(single) <= MAX_SINGLE_IMPORTER_HELPERS, sorted(single)
+
+
+def test_the_identity_keys_are_copied_in_one_place():
+    """blockdev.py makes a disk's identity and lists its keys (IDENTITY_KEYS); every other file
+    copies them with blockdev.copy_identity, so no other literal names three of them."""
+    from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import IDENTITY_KEYS
+    found = []
+    for path, text in plugin_files().items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Dict):
+                items = node.keys
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                items = node.elts
+            else:
+                continue
+            named = set(item.value for item in items if isinstance(item, ast.Constant)) & set(IDENTITY_KEYS)
+            if len(named) >= 3 and not path.endswith(os.path.join("module_utils", "blockdev.py")):
+                found.append("%s:%d %s" % (path, node.lineno, sorted(named)))
+    assert found == []

@@ -56,7 +56,7 @@ def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_nam
 
 def test_gate_probe_plans_one_job_of_the_whole_disks_present_with_their_classes():
     def candidate(device, cls, probe=True):
-        return {"device": device, "class": cls, "probe": probe}
+        return {"device": device, "thresholds_class": cls, "probe": probe}
     candidates = [candidate("/dev/sdb", "flash"), candidate("/dev/sdc", "hdd"), candidate("/dev/sdd", "db"),
                   candidate("vg/lv", "flash", probe=False), candidate("/dev/sdz", "flash", probe=False)]
     plan = gate_probe.gate_probe(candidates, "skip", ["/dev/sdc", "/dev/sdd", "/dev/sdz"])

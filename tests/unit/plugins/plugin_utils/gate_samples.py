@@ -17,7 +17,7 @@ def candidate(device, rotational=False, sources=("devices",), roles=("data",), i
              "slots": [[source, index, role] for source, role in zip(sources, roles)],
              "probe": True, "presence": "present", "reasons": [], "links": [device] + list(links), "wwn": None,
              "rotational": rotational, "gate_class": "hdd" if rotational else "flash",
-             "class": "hdd" if rotational else "flash"}
+             "thresholds_class": "hdd" if rotational else "flash"}
     found.update(changes)
     return found
 

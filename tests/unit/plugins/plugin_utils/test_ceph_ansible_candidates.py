@@ -67,8 +67,8 @@ def test_a_name_no_disk_has_is_absent_and_not_probed():
 
 def test_db_and_wal_disks_get_their_own_class_only_with_thresholds_of_their_own():
     variables = {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"], "bluestore_wal_devices": ["/dev/sdd"]}
-    assert [c["class"] for c in ceph_ansible.candidates(INVENTORY, variables)] == ["flash", "flash", "hdd"]
-    assert [c["class"] for c in ceph_ansible.candidates(INVENTORY, variables, None, ["db", "wal"])] == [
+    assert [c["thresholds_class"] for c in ceph_ansible.candidates(INVENTORY, variables)] == ["flash", "flash", "hdd"]
+    assert [c["thresholds_class"] for c in ceph_ansible.candidates(INVENTORY, variables, None, ["db", "wal"])] == [
         "flash", "db", "wal"]
 
 

@@ -68,7 +68,7 @@ def test_hdd_skip_passes_ungated_and_hdd_probe_judges_it_with_the_rest():
     candidates = [candidate("/dev/sdb"), candidate("/dev/sdd", rotational=True)]
     skipped = record(candidates, finished_ok(result("/dev/sdb", "suitable", 9000.0)), hdd_policy="skip")
     hdd = skipped["disks"][1]
-    assert (hdd["class"], hdd["verdict"], hdd["approved"], hdd["gated"]) == ("hdd", "skipped", True, False)
+    assert (hdd["thresholds_class"], hdd["verdict"], hdd["approved"], hdd["gated"]) == ("hdd", "skipped", True, False)
     probed = record(candidates, finished_ok(result("/dev/sdb", "suitable", 9000.0),
                                             result("/dev/sdd", "suitable", 120.0)))
     assert probed["approved"] == ["/dev/sdb", "/dev/sdd"] and probed["disks"][1]["gated"] is True
@@ -162,10 +162,10 @@ def test_exclude_drops_every_data_disk_of_a_shared_db_disk_not_approved():
 
 def test_a_db_disk_keeps_its_class_and_the_verdict_its_thresholds_gave():
     candidates = [candidate("/dev/sdb"), candidate("/dev/nvme0n1", sources=["dedicated_devices"], roles=["db"],
-                                                   **{"class": "db"})]
+                                                   thresholds_class="db")]
     found = record(candidates, finished_ok(result("/dev/sdb", "suitable", 9000.0),
                                            result("/dev/nvme0n1", "unsuitable", 9000.0)))
-    assert [(d["class"], d["verdict"]) for d in found["disks"]] == [("flash", "suitable"), ("db", "unsuitable")]
+    assert [(d["thresholds_class"], d["verdict"]) for d in found["disks"]] == [("flash", "suitable"), ("db", "unsuitable")]
 
 
 def test_host_without_record_is_listed_as_not_passed():
