@@ -334,7 +334,7 @@ class Prober:
         self.journal = journal
         self.written = set()
         self.fio_version = None
-        self.caches_off = []  # disks whose write cache this run switched off (write_cache disabled)
+        self.caches = write_cache.Switcher(run_command)
 
     # ---- planning
 
@@ -412,31 +412,6 @@ class Prober:
             }
         return final
 
-    def journal_ramp(self, disks, first):
-        """The journal test article's ramp: numjobs 1, 2, 4, ... per disk until the gain falls under min_gain."""
-        steps = dict((d["name"], [_step(1, first[d["name"]])]) for d in disks)
-        errors = {}
-        ramping = list(disks)
-        while ramping:
-            numjobs = probe_verdict.next_numjobs(steps[ramping[0]["name"]], self.s["min_gain"], self.s["max_numjobs"])
-            ramping = [d for d in ramping if probe_verdict.next_numjobs(
-                steps[d["name"]], self.s["min_gain"], self.s["max_numjobs"]) == numjobs]
-            if numjobs is None or not ramping:
-                break
-            outcomes = self.measure(ramping, numjobs=numjobs)
-            for disk in ramping:
-                outcome = outcomes[disk["name"]]
-                if "error" in outcome:
-                    errors[disk["name"]] = outcome["error"]
-                else:
-                    steps[disk["name"]].append(_step(numjobs, outcome["measurement"]))
-            ramping = [d for d in ramping if d["name"] not in errors]
-        return dict((name, {
-            "steps": found,
-            "saturated_at": probe_verdict.saturated_at(found, self.s["min_gain"]),
-            "error": errors.get(name),
-        }) for name, found in steps.items())
-
     def plp_verdicts(self, disks, measured, caches):
         """Each disk's power-loss protection verdict from a short run of the same job without fsync."""
         outcomes = self.measure(disks, options=fio_job.unsynced(self.s["options"]), runtime=self.s["plp_runtime"])
@@ -451,99 +426,6 @@ class Prober:
                     measured[disk["name"]], outcome["measurement"], caches[disk["name"]]), error=None)
         return verdicts
 
-    def compare_write_cache(self, disks, caches, measured):
-        """Measure each disk with its write cache switched the other way, then switch it back.
-        The drive is read back after each switch: ``observed`` is the state it reported in the
-        half measured as on and in the half measured as off, ``after`` the state it reports
-        once switched back."""
-        comparisons, switched, other_half = {}, [], []
-        try:
-            for disk in disks:
-                name, cache = disk["name"], caches[disk["name"]]
-                if write_cache.state(cache) == write_cache.ABSENT:
-                    comparisons[name] = {"original": write_cache.ABSENT, "error": None,
-                                         "note": write_cache.NO_CACHE + ": nothing to switch"}
-                    continue
-                if cache["enabled"] is None:
-                    comparisons[name] = {"error": "write cache state unknown; not switched"}
-                    continue
-                switched.append(disk)
-                wanted = write_cache.STATES[not cache["enabled"]]
-                error, found = self._switch(disk, cache["tool"], not cache["enabled"], wanted)
-                comparisons[name] = {"observed": {write_cache.state(cache): write_cache.state(cache), wanted: found},
-                                     "error": error}
-                if error is None:
-                    other_half.append(disk)
-            outcomes = self.measure(other_half) if other_half else {}
-        finally:
-            for disk in switched:
-                comparisons[disk["name"]].update(self._switch_back(disk, caches[disk["name"]]))
-        for disk in other_half:
-            name, original = disk["name"], caches[disk["name"]]["enabled"]
-            outcome = outcomes[name]
-            if "error" in outcome:
-                comparisons[name]["error"] = outcome["error"]
-                continue
-            here, other = measured[name]["write_iops"], outcome["measurement"]["write_iops"]
-            on_iops, off_iops = (here, other) if original else (other, here)
-            comparisons[name].update(on_iops=on_iops, off_iops=off_iops,
-                                     faster=probe_verdict.faster_cache_setting(on_iops, off_iops),
-                                     original=write_cache.STATES[original])
-        return comparisons
-
-    def _switch(self, disk, tool, enabled, how):
-        """(error, state): the drive's cache switched on or off and read back; an error also
-        when the drive reports another state than asked ("... after switching it <how>")."""
-        error = write_cache.switch(self.run_command, disk, tool, enabled)
-        found = write_cache.state(write_cache.read_back(self.run_command, disk))
-        if error is None and found != write_cache.STATES[enabled]:
-            error = "the drive reports its write cache %s after switching it %s" % (found, how)
-        return error, found
-
-    def _switch_back(self, disk, cache):
-        """{"after", "restored", "restore_error"}: the drive's cache switched back to ``cache``
-        and read back; restored only when the drive reports the original state."""
-        error, after = self._switch(disk, cache["tool"], cache["enabled"], "back " + write_cache.state(cache))
-        return {"after": after, "restored": error is None, "restore_error": error}
-
-    def disable_write_caches(self, disks, results):
-        """Switch off the write cache of each disk that has it on and read the drive back:
-        ([disks that report it off, which alone are probed], {name: the cache read back}).
-        Each result gets ``write_cache_disabled``; a disk that cannot be seen with its cache
-        off gets an error and is not written."""
-        probe, during = [], {}
-        for disk in disks:
-            name, cache = disk["name"], results[disk["name"]]["write_cache"]
-            record = {"original": write_cache.state(cache), "during": None, "after": None, "restored": None,
-                      "restore_error": None, "error": None}
-            results[name]["write_cache_disabled"] = record
-            if cache["enabled"] is None:
-                record["error"] = "write cache state unknown (%s): cannot measure with it disabled" % cache["tool"]
-            else:
-                if cache["enabled"]:
-                    self.caches_off.append(disk)
-                    record["error"] = write_cache.switch(self.run_command, disk, cache["tool"], False)
-                during[name] = write_cache.read_back(self.run_command, disk)
-                record["during"] = write_cache.state(during[name])
-                if not cache["enabled"]:
-                    # Nothing to switch back: the drive stays as it was found. Without a volatile
-                    # cache ("absent") its writes are durable already, as the switch would make them.
-                    record.update(after=record["during"], restored=record["during"] == record["original"])
-                if record["error"] is None and record["during"] not in ("off", write_cache.ABSENT):
-                    record["error"] = "the drive reports its write cache %s after switching it off" % record["during"]
-            if record["error"]:
-                results[name].update(error="write_cache disabled: %s" % record["error"], written=False)
-            else:
-                probe.append(disk)
-        return probe, during
-
-    def restore_write_caches(self, results):
-        """Switch back on every write cache this run switched off, and read the drives back."""
-        for disk in self.caches_off:
-            results[disk["name"]]["write_cache_disabled"].update(
-                self._switch_back(disk, results[disk["name"]]["write_cache"]))
-        self.caches_off = []
-
     def probe_all(self, disks):
         """{name: result fields} for every disk. Each disk is journaled before its first write
         and its region restored to zeros afterwards whatever happens; write caches are switched
@@ -553,7 +435,7 @@ class Prober:
         try:
             during = {}
             if self.s["write_cache"] == "disabled":
-                disks, during = self.disable_write_caches(disks, results)
+                disks, during = self.caches.disable(disks, results)
             self.begin(disks)
             main = self.measure_main(disks)
             for disk in disks:
@@ -561,7 +443,7 @@ class Prober:
             good = [d for d in disks if "measurement" in main[d["name"]]]
             measured = dict((d["name"], main[d["name"]]["measurement"]) for d in good)
             if good and self.s["mode"] == "journal":
-                for name, ramp in self.journal_ramp(good, measured).items():
+                for name, ramp in journal_ramp(self.measure, self.s, good, measured).items():
                     results[name]["journal"] = ramp
             # The cache as it was while measuring: what the power-loss verdict must weigh.
             caches = dict((d["name"], during.get(d["name"]) or results[d["name"]]["write_cache"]) for d in good)
@@ -572,7 +454,7 @@ class Prober:
                 results[disk["name"]].setdefault("plp", dict(probe_verdict.plp_unknown(
                     "no probe without fsync to compare with (plp_runtime 0, or the dd method)"), error=None))
             if good and self.s["compare_write_cache"]:
-                for name, comparison in self.compare_write_cache(good, caches, measured).items():
+                for name, comparison in compare_write_cache(self.measure, self.caches, good, caches, measured).items():
                     results[name]["write_cache_comparison"] = comparison
         except (processes.Interrupted, probe_region.JournalError) as exc:
             for disk in disks:
@@ -580,7 +462,7 @@ class Prober:
                 results[disk["name"]].pop("measurement", None)
         finally:
             try:
-                self.restore_write_caches(results)
+                self.caches.restore(results)
             finally:
                 restored = self.restore_written(disks)
         for name, (zeroed_bytes, error) in restored.items():
@@ -617,6 +499,73 @@ class Prober:
                              probe_region.zero_command(disk["path"], self.s["region"])))
             restored[disk["name"]] = (zeroed_bytes, error)
         return restored
+
+
+def journal_ramp(measure, settings, disks, first):
+    """The journal test article's ramp: numjobs 1, 2, 4, ... per disk until the gain falls under min_gain."""
+    steps = dict((d["name"], [_step(1, first[d["name"]])]) for d in disks)
+    errors = {}
+    ramping = list(disks)
+    while ramping:
+        numjobs = probe_verdict.next_numjobs(steps[ramping[0]["name"]], settings["min_gain"], settings["max_numjobs"])
+        ramping = [d for d in ramping if probe_verdict.next_numjobs(
+            steps[d["name"]], settings["min_gain"], settings["max_numjobs"]) == numjobs]
+        if numjobs is None or not ramping:
+            break
+        outcomes = measure(ramping, numjobs=numjobs)
+        for disk in ramping:
+            outcome = outcomes[disk["name"]]
+            if "error" in outcome:
+                errors[disk["name"]] = outcome["error"]
+            else:
+                steps[disk["name"]].append(_step(numjobs, outcome["measurement"]))
+        ramping = [d for d in ramping if d["name"] not in errors]
+    return dict((name, {
+        "steps": found,
+        "saturated_at": probe_verdict.saturated_at(found, settings["min_gain"]),
+        "error": errors.get(name),
+    }) for name, found in steps.items())
+
+
+def compare_write_cache(measure, caches_switcher, disks, caches, measured):
+    """Measure each disk with its write cache switched the other way, then switch it back.
+    The drive is read back after each switch: ``observed`` is the state it reported in the
+    half measured as on and in the half measured as off, ``after`` the state it reports
+    once switched back."""
+    comparisons, switched, other_half = {}, [], []
+    try:
+        for disk in disks:
+            name, cache = disk["name"], caches[disk["name"]]
+            if write_cache.state(cache) == write_cache.ABSENT:
+                comparisons[name] = {"original": write_cache.ABSENT, "error": None,
+                                     "note": write_cache.NO_CACHE + ": nothing to switch"}
+                continue
+            if cache["enabled"] is None:
+                comparisons[name] = {"error": "write cache state unknown; not switched"}
+                continue
+            switched.append(disk)
+            wanted = write_cache.STATES[not cache["enabled"]]
+            error, found = caches_switcher.switch_checked(disk, cache["tool"], not cache["enabled"], wanted)
+            comparisons[name] = {"observed": {write_cache.state(cache): write_cache.state(cache), wanted: found},
+                                 "error": error}
+            if error is None:
+                other_half.append(disk)
+        outcomes = measure(other_half) if other_half else {}
+    finally:
+        for disk in switched:
+            comparisons[disk["name"]].update(caches_switcher.switch_back(disk, caches[disk["name"]]))
+    for disk in other_half:
+        name, original = disk["name"], caches[disk["name"]]["enabled"]
+        outcome = outcomes[name]
+        if "error" in outcome:
+            comparisons[name]["error"] = outcome["error"]
+            continue
+        here, other = measured[name]["write_iops"], outcome["measurement"]["write_iops"]
+        on_iops, off_iops = (here, other) if original else (other, here)
+        comparisons[name].update(on_iops=on_iops, off_iops=off_iops,
+                                 faster=probe_verdict.faster_cache_setting(on_iops, off_iops),
+                                 original=write_cache.STATES[original])
+    return comparisons
 
 
 def _step(numjobs, measurement):

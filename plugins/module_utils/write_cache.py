@@ -175,3 +175,65 @@ def refresh_kernel_view(name):
     except (IOError, OSError) as exc:
         return "switched, but the kernel's view was not refreshed (device/rescan): %s" % exc
     return None
+
+
+class Switcher:
+    """Switches drives' write caches for a probe and back, reading each drive back after each
+    switch; remembers the caches it switched off for the whole probe."""
+
+    def __init__(self, run_command):
+        self.run_command = run_command
+        self.switched_off = []
+
+    def switch_checked(self, disk, tool, enabled, how):
+        """(error, state): the drive's cache switched on or off and read back; an error also
+        when the drive reports another state than asked ("... after switching it <how>")."""
+        error = switch(self.run_command, disk, tool, enabled)
+        found = state(read_back(self.run_command, disk))
+        if error is None and found != STATES[enabled]:
+            error = "the drive reports its write cache %s after switching it %s" % (found, how)
+        return error, found
+
+    def switch_back(self, disk, cache):
+        """{"after", "restored", "restore_error"}: the drive's cache switched back to ``cache``
+        and read back; restored only when the drive reports the original state."""
+        error, after = self.switch_checked(disk, cache["tool"], cache["enabled"], "back " + state(cache))
+        return {"after": after, "restored": error is None, "restore_error": error}
+
+    def disable(self, disks, results):
+        """Switch off the write cache of each disk that has it on and read the drive back:
+        ([disks that report it off, which alone are probed], {name: the cache read back}).
+        Each result gets ``write_cache_disabled``; a disk that cannot be seen with its cache
+        off gets an error and is not written."""
+        probe, during = [], {}
+        for disk in disks:
+            name, cache = disk["name"], results[disk["name"]]["write_cache"]
+            record = {"original": state(cache), "during": None, "after": None, "restored": None,
+                      "restore_error": None, "error": None}
+            results[name]["write_cache_disabled"] = record
+            if cache["enabled"] is None:
+                record["error"] = "write cache state unknown (%s): cannot measure with it disabled" % cache["tool"]
+            else:
+                if cache["enabled"]:
+                    self.switched_off.append(disk)
+                    record["error"] = switch(self.run_command, disk, cache["tool"], False)
+                during[name] = read_back(self.run_command, disk)
+                record["during"] = state(during[name])
+                if not cache["enabled"]:
+                    # Nothing to switch back: the drive stays as it was found. Without a volatile
+                    # cache ("absent") its writes are durable already, as the switch would make them.
+                    record.update(after=record["during"], restored=record["during"] == record["original"])
+                if record["error"] is None and record["during"] not in ("off", ABSENT):
+                    record["error"] = "the drive reports its write cache %s after switching it off" % record["during"]
+            if record["error"]:
+                results[name].update(error="write_cache disabled: %s" % record["error"], written=False)
+            else:
+                probe.append(disk)
+        return probe, during
+
+    def restore(self, results):
+        """Switch back on every write cache this run switched off, and read the drives back."""
+        for disk in self.switched_off:
+            results[disk["name"]]["write_cache_disabled"].update(
+                self.switch_back(disk, results[disk["name"]]["write_cache"]))
+        self.switched_off = []

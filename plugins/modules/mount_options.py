@@ -276,6 +276,51 @@ class Failure(Exception):
     """Stop and report; raised after anything already changed live was put back."""
 
 
+def new_line(spec, uuid, options):
+    return "UUID=%s %s xfs %s 0 0" % (uuid, fstab.escape(spec["mountpoint"]), ",".join(options))
+
+
+def verify(run, old_text, new_text, done):
+    """Problems findmnt --verify finds in new_text that old_text did not have."""
+    found = []
+    for text in (old_text, new_text):
+        handle, path = tempfile.mkstemp(prefix=".fstab-verify.")
+        try:
+            with os.fdopen(handle, "w") as out:
+                out.write(text)
+            out, err = run(["findmnt", "--verify", "--tab-file", path], check=False)[1:]
+        finally:
+            os.unlink(path)
+        found.append(fstab.verify_messages(out, err))
+    new = sorted(found[1] - found[0])
+    if new:
+        raise Failure("the edited fstab does not pass findmnt --verify (%s): %s" % (done, "; ".join(new)))
+
+
+def stage(run, path, old_text, new_text, added):
+    """The new fstab in a temporary file next to the old one, checked by findmnt (which
+    needs the new mount points to exist)."""
+    if new_text == old_text:
+        return None
+    for spec in added:
+        if not os.path.isdir(spec["mountpoint"]):
+            os.makedirs(spec["mountpoint"])
+    verify(run, old_text, new_text, "only the new mount points were made" if added else "nothing was changed")
+    handle, tmp = tempfile.mkstemp(prefix=".fstab.", dir=os.path.dirname(os.path.realpath(path)))
+    with os.fdopen(handle, "w") as out:
+        out.write(new_text)
+    return tmp
+
+
+def unit_file(target):
+    """The systemd unit file of a mount point, if one exists."""
+    name = fstab.systemd_unit_name(target)
+    for directory in SYSTEMD_UNIT_DIRS:
+        if os.path.exists(os.path.join(directory, name)):
+            return os.path.join(directory, name)
+    return None
+
+
 class MountOptions:
     def __init__(self, module):
         self.module = module
@@ -322,27 +367,6 @@ class MountOptions:
         """UUID, TYPE and the other tags blkid reads from the filesystem on ``device``."""
         out = self.run(["blkid", "--probe", "--output", "export", device], check=False)[1]
         return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
-
-    def new_line(self, spec, uuid, options):
-        return "UUID=%s %s xfs %s 0 0" % (uuid, fstab.escape(spec["mountpoint"]), ",".join(options))
-
-    # ----------------------------------------------------------------------- validation
-
-    def verify(self, old_text, new_text, done):
-        """Problems findmnt --verify finds in new_text that old_text did not have."""
-        found = []
-        for text in (old_text, new_text):
-            handle, path = tempfile.mkstemp(prefix=".fstab-verify.")
-            try:
-                with os.fdopen(handle, "w") as out:
-                    out.write(text)
-                out, err = self.run(["findmnt", "--verify", "--tab-file", path], check=False)[1:]
-            finally:
-                os.unlink(path)
-            found.append(fstab.verify_messages(out, err))
-        new = sorted(found[1] - found[0])
-        if new:
-            raise Failure("the edited fstab does not pass findmnt --verify (%s): %s" % (done, "; ".join(new)))
 
     # ----------------------------------------------------------------------- live changes
 
@@ -411,7 +435,7 @@ class MountOptions:
         plans, unmanaged = [], []
         for target in targets:
             plan = fstab.plan_mount(target, entries.get(target), live.get(target), requests[target][0],
-                                    requests[target][1], kernel, self.unit_file(target))
+                                    requests[target][1], kernel, unit_file(target))
             plan["request"] = requests[target]
             for warning in plan.pop("warnings"):
                 self.module.warn(warning)
@@ -425,7 +449,7 @@ class MountOptions:
 
         new_options = fstab.merge_options([], options) if new_fs else []
         replacements = dict((p["lineno"], p["after"]) for p in plans if p["after"] != p["before"])
-        added = [dict(spec, line=self.new_line(spec, spec["uuid"] or NEW_UUID, new_options)) for spec in new_fs]
+        added = [dict(spec, line=new_line(spec, spec["uuid"] or NEW_UUID, new_options)) for spec in new_fs]
         new_text = fstab.replace_lines(old_text, replacements, [a["line"] for a in added])
         result = dict(changed=False, mounts=[], unmanaged=unmanaged, not_disk_filesystems=not_disk, added=added)
         result["diff"] = {"before": old_text, "after": new_text,
@@ -443,7 +467,7 @@ class MountOptions:
             return result
 
         try:
-            tmp = self.stage(path, old_text, new_text, added)
+            tmp = stage(self.run, path, old_text, new_text, added)
             try:
                 for spec in added:
                     self.mount_new(spec, new_options)
@@ -465,20 +489,6 @@ class MountOptions:
             self.undo()
             raise
         return result
-
-    def stage(self, path, old_text, new_text, added):
-        """The new fstab in a temporary file next to the old one, checked by findmnt (which
-        needs the new mount points to exist)."""
-        if new_text == old_text:
-            return None
-        for spec in added:
-            if not os.path.isdir(spec["mountpoint"]):
-                os.makedirs(spec["mountpoint"])
-        self.verify(old_text, new_text, "only the new mount points were made" if added else "nothing was changed")
-        handle, tmp = tempfile.mkstemp(prefix=".fstab.", dir=os.path.dirname(os.path.realpath(path)))
-        with os.fdopen(handle, "w") as out:
-            out.write(new_text)
-        return tmp
 
     def check_live(self, plans):
         """Read the mount table back: the options must be in effect; filesystem options the
@@ -505,14 +515,6 @@ class MountOptions:
             fstab.remember(record, [(p["mountpoint"], entries[p["mountpoint"]]["options"]) for p in plans
                                     if p["fstab_changed"]])
         records.save(self.module, self.params["record"], record)
-
-    @staticmethod
-    def unit_file(target):
-        name = fstab.systemd_unit_name(target)
-        for directory in SYSTEMD_UNIT_DIRS:
-            if os.path.exists(os.path.join(directory, name)):
-                return os.path.join(directory, name)
-        return None
 
 
 def main():

@@ -357,7 +357,7 @@ def test_without_a_list_or_ceph_ansible_variables_every_available_disk_is_a_cand
 
 
 def test_a_ceph_ansible_variable_set_even_empty_replaces_the_available_disks(loop_disks, gate):
-    disk = loop_disks()
+    loop_disks()  # an available disk, which the empty variable keeps out
     run = gate.play([], check=True, disk_gate_devices=[], devices=[])
     assert run.rc == 0, run.failures
     assert run.record["disks"] == [] and run.record["chosen_by"] == []

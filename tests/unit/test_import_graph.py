@@ -74,3 +74,34 @@ def test_the_identity_keys_are_copied_in_one_place():
             if len(named) >= 3 and not path.endswith(os.path.join("module_utils", "blockdev.py")):
                 found.append("%s:%d %s" % (path, node.lineno, sorted(named)))
     assert found == []
+
+
+MAX_CLASS_LINES = 200
+MAX_CODE_LINES = 700
+DOC_BLOCKS = ("DOCUMENTATION", "EXAMPLES", "RETURN")
+
+
+def code_lines(text):
+    """Lines of code: not blank, not a comment, not in a docstring or documentation block."""
+    tree = ast.parse(text)
+    prose = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+            prose.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) in DOC_BLOCKS for target in node.targets):
+            prose.update(range(node.lineno, node.end_lineno + 1))
+    return sum(1 for number, line in enumerate(text.splitlines(), 1)
+               if line.strip() and not line.strip().startswith("#") and number not in prose)
+
+
+def test_every_class_and_file_is_a_size_a_reader_can_hold():
+    """No class over 200 lines; no file over 700 lines of code."""
+    found = []
+    for path, text in plugin_files().items():
+        if code_lines(text) > MAX_CODE_LINES:
+            found.append("%s: %d lines of code" % (path, code_lines(text)))
+        found += ["%s: class %s, %d lines" % (path, node.name, node.end_lineno - node.lineno + 1)
+                  for node in ast.walk(ast.parse(text)) if isinstance(node, ast.ClassDef)
+                  and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES]
+    assert found == []

@@ -172,7 +172,7 @@ def test_a_drive_without_a_volatile_cache_is_probed_as_it_is_with_the_cache_disa
     assert result["write_cache_disabled"] == {"original": "absent", "during": "absent", "after": "absent",
                                               "restored": True, "restore_error": None, "error": None}
     assert result["error"] == "journal: disk full"
-    assert [argv[1] for argv in drives.calls] == ["id-ctrl", "id-ctrl"] and probe.caches_off == []
+    assert [argv[1] for argv in drives.calls] == ["id-ctrl", "id-ctrl"] and probe.caches.switched_off == []
 
 
 def test_a_drive_without_a_volatile_cache_has_nothing_to_compare(monkeypatch, fixture_text):
@@ -180,7 +180,7 @@ def test_a_drive_without_a_volatile_cache_has_nothing_to_compare(monkeypatch, fi
     drives = Drives(fixture_text, {}, without_cache=[nvme["path"]])
     probe = prober(monkeypatch, drives, None, dict(SETTINGS, compare_write_cache=True))
     caches = {nvme["name"]: write_cache.read(drives, nvme)}
-    assert probe.compare_write_cache([nvme], caches, {}) == {nvme["name"]: {
+    assert probe_utils.compare_write_cache(probe.measure, probe.caches, [nvme], caches, {}) == {nvme["name"]: {
         "original": "absent", "error": None,
         "note": "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"}}
     assert [argv[1] for argv in drives.calls] == ["id-ctrl"]
@@ -191,7 +191,7 @@ def test_comparison_reads_each_half_back_and_does_not_measure_a_switch_the_drive
     drives = Drives(fixture_text, {sata["path"]: True}, ignoring=[sata["path"]])
     probe = prober(monkeypatch, drives, None, dict(SETTINGS, compare_write_cache=True))
     caches = {sata["name"]: write_cache.read(drives, sata)}
-    comparison = probe.compare_write_cache([sata], caches, {})[sata["name"]]
+    comparison = probe_utils.compare_write_cache(probe.measure, probe.caches, [sata], caches, {})[sata["name"]]
     assert comparison == {"observed": {"on": "on", "off": "on"}, "after": "on", "restored": True,
                           "restore_error": None,
                           "error": "the drive reports its write cache on after switching it off"}
@@ -202,12 +202,12 @@ def test_a_switch_back_the_drive_ignores_is_not_called_restored(monkeypatch, fix
     nvme = DRIVES[2]
     drives = Drives(fixture_text, {nvme["path"]: True})
     probe = prober(monkeypatch, drives, None)
-    probe.caches_off.append(nvme)
+    probe.caches.switched_off.append(nvme)
     results = {nvme["name"]: {"write_cache": write_cache.read(drives, nvme),
                               "write_cache_disabled": {"original": "on"}}}
     drives.states[nvme["path"]] = False
     drives.ignoring.add(nvme["path"])
-    probe.restore_write_caches(results)
+    probe.caches.restore(results)
     assert results[nvme["name"]]["write_cache_disabled"] == {
         "original": "on", "after": "off", "restored": False,
         "restore_error": "the drive reports its write cache off after switching it back on"}
