@@ -22,7 +22,13 @@ def json_env(**extra):
 def ansible_module(module, args=None, check=False, prefix=(), inventory="localhost,", host="localhost", env=None):
     """The result dict of one module run on ``host`` (this machine by default; a lab VM through
     its inventory). ``prefix`` runs ansible under another command, e.g. a private mount namespace;
-    ``env`` adds environment variables."""
+    ``env`` adds environment variables.
+
+    With CEPHOPS_DIRECT_MODULES=1 (the integration stage) a run on this machine skips the
+    controller: see direct_module. Everywhere else (the cores stage's runs per ansible-core and
+    per managed-host Python, a run by hand, the benchmarks) it goes through ``ansible``."""
+    if os.environ.get("CEPHOPS_DIRECT_MODULES") == "1" and inventory == "localhost,":
+        return direct_module(module, args, check, prefix, env)
     env = json_env(**(env or {}))
     argv = list(prefix) + ["ansible", host, "--inventory", inventory, "--module-name", "cephops.osd_tuning." + module]
     if inventory == "localhost,":
@@ -38,6 +44,65 @@ def ansible_module(module, args=None, check=False, prefix=(), inventory="localho
     except (ValueError, KeyError, IndexError):
         raise AssertionError("ansible gave no result (rc=%s)\nstdout: %s\nstderr: %s"
                              % (proc.returncode, proc.stdout, proc.stderr))
+
+
+def direct_module(module, args=None, check=False, prefix=(), env=None):
+    """The result dict of one module run on this machine without Ansible's controller: the
+    managed-host interpreter runs the module file with its arguments on stdin, as AnsiballZ
+    hands them over, and ansible-core's module_utils on its path (the controller's, which
+    AnsiballZ would bundle). The module's behaviour on real disks is what a test of it proves;
+    the controller's start-up cost about 1.5 s of CPU a call. What the controller adds (the
+    packaging, a connection, each ansible-core and managed Python) is proven by the playbook
+    tests and by the cores stage, whose runs take the ``ansible`` path."""
+    env = json_env(**(env or {}))
+    env["PYTHONPATH"] = _module_path()
+    internal = {"_ansible_check_mode": check, "_ansible_diff": False, "_ansible_verbosity": 0,
+                "_ansible_module_name": "cephops.osd_tuning." + module}
+    argv = list(prefix) + [env["ANSIBLE_PYTHON_INTERPRETER"], "-m",
+                           "ansible_collections.cephops.osd_tuning.plugins.modules." + module]
+    proc = subprocess.run(argv, input=json.dumps({"ANSIBLE_MODULE_ARGS": dict(args or {}, **internal)}),
+                          capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
+    try:
+        result = json.loads(proc.stdout)
+    except ValueError:
+        # What Ansible reports of a module that printed no result.
+        return {"failed": True, "msg": "MODULE FAILURE", "rc": proc.returncode,
+                "module_stdout": proc.stdout, "module_stderr": proc.stderr}
+    result.setdefault("changed", False)
+    # ansible-core 2.19 and later modules return warnings and deprecations as structured
+    # events, which the controller turns into the text and dictionaries a result shows.
+    if "warnings" in result:
+        result["warnings"] = [_event(item)["msg"] for item in result["warnings"]]
+    if "deprecations" in result:
+        result["deprecations"] = [_event(item) for item in result["deprecations"]]
+    return result
+
+
+def _event(item):
+    """The message dictionary of a module's warning or deprecation, as ansible-core's
+    controller reports it, whether the module's ansible-core sent it as text or as an event."""
+    if isinstance(item, str):
+        return {"msg": item}
+    if "event" in item:
+        return dict(item["event"], **dict((key, item[key]) for key in ("version", "date", "collection_name") if key in item))
+    return item
+
+
+def _module_path():
+    """PYTHONPATH for a module run directly: the collections directory Ansible loads this
+    collection from, and a directory holding only the controller's ``ansible`` package (a
+    managed host's interpreter may be another Python than the controller's, whose other
+    packages it must not see), kept under .build."""
+    import ansible  # pylint: disable=import-outside-toplevel
+    package = os.path.dirname(os.path.abspath(ansible.__file__))
+    root = os.path.join(os.environ["BUILD_DIR"], "module-path")
+    link = os.path.join(root, "ansible")
+    if not os.path.islink(link) or os.readlink(link) != package:
+        os.makedirs(root, exist_ok=True)
+        staged = "%s.%d" % (link, os.getpid())
+        os.symlink(package, staged)
+        os.replace(staged, link)  # atomic, so pytest-xdist's workers may race
+    return os.pathsep.join([os.environ["ANSIBLE_COLLECTIONS_PATH"].split(os.pathsep)[0], root])
 
 
 def ansible_module_cases(module, cases, check=False):
