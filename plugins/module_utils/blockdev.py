@@ -40,13 +40,14 @@ VIRTUAL_PREFIXES = ("dm-", "md", "rbd", "zram", "nbd")
 # Never candidates: optical drives, RAM disks, floppies.
 IGNORED_PREFIXES = ("sr", "ram", "fd")
 
-# Transports of the SCSI disks (sd*) that the ssd and hdd classes cover; USB disks are not tuned.
 # What makes a disk the same disk tomorrow: every record of a disk outside the inventory (a
 # probe result, its result cache key, a gate decision) copies these, through copy_identity().
 IDENTITY_KEYS = ("model", "serial", "wwn", "firmware", "size_bytes")
 # The part of it a firmware update keeps: what the probe journal knows a disk by, so a region
 # an interrupted probe left is restored after the update too.
 LASTING_IDENTITY_KEYS = ("serial", "wwn", "size_bytes")
+
+# Transports of the SCSI disks (sd*) that the ssd and hdd classes cover; USB disks are not tuned.
 SCSI_TRANSPORTS = ("sata", "ata", "sas", "scsi", "fc", "iscsi")
 
 DISK_ATTRS = (
