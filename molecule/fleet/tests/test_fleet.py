@@ -26,6 +26,8 @@ PRO = "CEPHOPS SATA SSD 870 PRO 3840GB WITH PLP"
 # The siblings (labctl --siblings 4) and the one side_effect.yml slows on fleet2.
 SIBLING, SIBLING_FIRMWARE, SIBLING_OLD_FIRMWARE = labctl.SIBLING_MODEL, labctl.SIBLING_FIRMWARE, labctl.SIBLING_OLD_FIRMWARE
 SLOWED_SIBLING = "CEPHOPS-SIB-0003"
+# A host in qualify.yml's inventory that refuses connections.
+GHOST = "ghost"
 REPORTS = Path(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")) / "qualify"
 # disk_gate_async_dir's default, where each probe job's status file is kept until the gate reads it.
 ASYNC_DIR = "/var/lib/cephops-osd-tuning/async"
@@ -75,11 +77,15 @@ def test_qualify_wrote_one_fleet_report_across_hosts():
 def siblings_qualified(tmp_path_factory):
     """(exit status, report directory) of qualify.yml on both hosts' fast SSD, virtio disk and
     four siblings, one disk at a time (six at once would share a host's one emulated CPU six
-    ways). fleet2's third sibling was slowed to 10 writes a second by side_effect.yml."""
+    ways). fleet2's third sibling was slowed to 10 writes a second by side_effect.yml. A third
+    host that refuses connections (GHOST) is in the same run: one qualify.yml run of the fleet
+    proves the per-model view and that an unreachable host hides no other result."""
     reports = tmp_path_factory.mktemp("siblings")
+    ghost = reports.parent / "ghost.yml"
+    ghost.write_text(yaml.safe_dump({"osds": {"hosts": {GHOST: {"ansible_host": "127.0.0.1", "ansible_port": 9}}}}))
     devices = [FAST, VIRTIO] + ["/dev/disk/by-id/ata-%s_%s" % ("_".join(SIBLING.split()), "CEPHOPS-SIB-%04d" % index)
                                 for index in range(1, 5)]
-    argv = ["ansible-playbook", "-i", os.environ["MOLECULE_INVENTORY_FILE"],
+    argv = ["ansible-playbook", "-i", os.environ["MOLECULE_INVENTORY_FILE"], "-i", str(ghost),
             str(Path(__file__).resolve().parents[3] / "playbooks" / "qualify.yml"),
             "-e", json.dumps({"cephops_report_dir": str(reports), "cephops_gate_devices": devices,
                               "disk_gate_parallel": False})]
@@ -92,14 +98,16 @@ def siblings_qualified(tmp_path_factory):
 def test_qualify_fails_the_host_of_the_slowed_sibling_and_reports_it_alone(siblings_qualified):
     rc, reports = siblings_qualified
     # Per host the fast SSD, the virtio disk and the four siblings; fleet2's slowed sibling falls
-    # below the lab's thresholds too, so it is the one failure, qualify.yml fails, and its host
-    # gets no spec (qualify.yml's policy is block: a host with a blocked disk gets no OSD).
+    # below the lab's thresholds too, so it is the one failed disk (the ghost's one case is its
+    # host), qualify.yml fails, and its host gets no spec (qualify.yml's policy is block: a host
+    # with a blocked disk gets no OSD).
     assert rc != 0
     suites = ElementTree.parse(reports / "disk_gate.junit.xml").getroot()
     cases = suites.findall(".//testcase")
-    failed = [case for case in cases if case.find("failure") is not None]
-    assert len(cases) == 12 and len(failed) == 1, [case.attrib for case in failed]
-    assert failed[0].get("classname") == "disk_gate.fleet2", failed[0].attrib
+    failed = {case.get("classname"): case for case in cases if case.find("failure") is not None}
+    assert len(cases) == 13 and sorted(failed) == ["disk_gate.fleet2", "disk_gate.ghost"], \
+        [case.attrib for case in failed.values()]
+    assert failed["disk_gate.ghost"].find("failure").get("type") == "no_result"
     specs = list(yaml.safe_load_all((reports / "disk_gate.cephadm.yml").read_text()))
     paths = {s["placement"]["hosts"][0]: s["spec"]["data_devices"]["paths"] for s in specs}
     assert {host: len(found) for host, found in paths.items()} == {"fleet1": 6}, paths
@@ -167,26 +175,23 @@ def test_fleet_report_gives_every_measured_disk_a_power_loss_protection_verdict_
     assert "Power-loss protection" in (REPORTS / "disk_gate.md").read_text()
 
 
-def test_an_unreachable_host_is_never_approved_and_hides_no_other_result(tmp_path):
-    # A third host that refuses connections, next to the two real ones, in one qualify.yml run.
-    ghost = tmp_path / "ghost.yml"
-    ghost.write_text(yaml.safe_dump({"osds": {"hosts": {"ghost": {"ansible_host": "127.0.0.1", "ansible_port": 9}}}}))
-    reports = tmp_path / "reports"
-    argv = ["ansible-playbook", "-i", os.environ["MOLECULE_INVENTORY_FILE"], "-i", str(ghost),
-            str(Path(__file__).resolve().parents[3] / "playbooks" / "qualify.yml"),
-            "-e", json.dumps({"cephops_report_dir": str(reports), "cephops_gate_devices": [FAST, VIRTIO]})]
-    done = subprocess.run(argv, capture_output=True, text=True, check=False,
-                          env=dict(os.environ, ANSIBLE_FORCE_COLOR="0", ANSIBLE_NOCOLOR="1"))
-    assert done.returncode != 0, done.stdout[-3000:]
+def test_an_unreachable_host_is_never_approved_and_hides_no_other_result(siblings_qualified):
+    # The ghost refuses connections, next to the two real hosts, in the same qualify.yml run.
+    _rc, reports = siblings_qualified
     report = json.loads((reports / "disk_gate.json").read_text())
     hosts = {entry["host"]: entry for entry in report["hosts"]}
-    assert sorted(hosts) == ["fleet1", "fleet2", "ghost"]
-    assert hosts["ghost"]["status"] == "no_result" and hosts["ghost"]["passed"] is False
-    assert hosts["ghost"]["disks"] == []
-    for name in ("fleet1", "fleet2"):
-        assert hosts[name]["passed"] is True and [d["approved"] for d in hosts[name]["disks"]] == [True, True]
+    assert sorted(hosts) == ["fleet1", "fleet2", GHOST]
+    assert hosts[GHOST]["status"] == "no_result" and hosts[GHOST]["passed"] is False
+    assert hosts[GHOST]["disks"] == []
+    # Every real disk keeps its own verdict: all six of fleet1's approved, and on fleet2 all
+    # but the slowed sibling.
+    assert hosts["fleet1"]["passed"] is True and [d["approved"] for d in hosts["fleet1"]["disks"]] == [True] * 6
+    assert hosts["fleet2"]["passed"] is False
+    assert sorted((d["serial"], d["approved"]) for d in hosts["fleet2"]["disks"]) == sorted(
+        [(FAST_SERIAL, True), (VIRTIO_SERIAL, True)]
+        + [("CEPHOPS-SIB-%04d" % index, "CEPHOPS-SIB-%04d" % index != SLOWED_SIBLING) for index in range(1, 5)])
     specs = list(yaml.safe_load_all((reports / "disk_gate.cephadm.yml").read_text()))
-    assert sorted(s["placement"]["hosts"][0] for s in specs) == ["fleet1", "fleet2"]
+    assert [s["placement"]["hosts"][0] for s in specs] == ["fleet1"]
 
 
 def test_rollback_removed_rules_and_records(host):
