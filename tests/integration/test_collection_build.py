@@ -97,7 +97,7 @@ def test_build_holds_what_runs_and_installs_offline_next_to_its_dependencies(tar
         members = archive.getnames()
     assert set(name.split("/")[0] for name in members) == TOP_LEVEL
     assert not [name for name in members if "__pycache__" in name or name.endswith(".pyc")]
-    assert "roles/disk_gate/tasks/measure.yml" in members and "playbooks/site.yml" in members
+    assert "roles/disk_gate/tasks/main.yml" in members and "playbooks/site.yml" in members
 
     # Offline, ansible-galaxy cannot fetch the dependencies: they must be installed first.
     alone = subprocess.run(["ansible-galaxy", "collection", "install", "--offline", "-p", str(tmp_path / "alone"),

@@ -1,5 +1,5 @@
-"""The roles read like a table of contents (docs/development.md, "How the roles read"): a few
-task files each, constants only under vars/, and no filter call whose positional arguments a
+"""The roles read like a table of contents (docs/development.md, "How the roles read"): one
+task file of named steps and a rollback each, constants only under vars/, and no filter call whose positional arguments a
 reader has to count."""
 
 import os
@@ -10,7 +10,6 @@ from jinja2 import Environment, nodes
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROLES = os.path.join(REPO_ROOT, "roles")
-MAX_TASK_FILES = 3  # besides rollback.yml
 MAX_POSITIONAL = 4
 REGISTERED = re.compile(r"^\s*register: (\S+)", re.M)
 LOOP_VAR = re.compile(r"^\s*loop_var: (\S+)", re.M)
@@ -52,13 +51,13 @@ def filter_calls(template):
         yield node.name, len(node.args)
 
 
-def test_a_role_has_at_most_three_task_files_besides_its_rollback():
-    crowded = {}
+def test_a_role_is_one_task_file_and_its_rollback():
+    other = {}
     for role in roles():
-        files = sorted(set(os.listdir(os.path.join(ROLES, role, "tasks"))) - {"rollback.yml"})
-        if len(files) > MAX_TASK_FILES:
-            crowded[role] = files
-    assert crowded == {}
+        files = sorted(os.listdir(os.path.join(ROLES, role, "tasks")))
+        if files != ["main.yml", "rollback.yml"]:
+            other[role] = files
+    assert other == {}
 
 
 def test_vars_hold_constants_only():
