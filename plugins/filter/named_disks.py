@@ -13,8 +13,8 @@ short_description: The disks of an inventory that a list of names names, or all 
 version_added: 0.1.0
 description:
   - Keeps the disks of M(cephops.osd_tuning.disk_facts) whose C(links) hold one of the names
-    (kernel name, path or /dev/disk/by-* link), in inventory order, as
-    P(cephops.osd_tuning.disk_paths#filter) resolves them.
+    (kernel name, path or /dev/disk/by-* link), in inventory order, as ceph-ansible resolves
+    devices with C(readlink -f).
   - An empty list of names keeps every disk, as a role's empty C(*_devices) option means.
 author:
   - cephops maintainers (@cephops)

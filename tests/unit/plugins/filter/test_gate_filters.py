@@ -5,15 +5,13 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cephops.osd_tuning.plugins.filter import (disk_paths, gate_candidates, gate_host, gate_probe,
-                                                                   gate_report, named_disks)
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_candidates, gate_host, gate_plan, gate_report, named_disks
 
 
 def test_filters_are_registered_under_their_names():
-    assert set(disk_paths.FilterModule().filters()) == {"disk_paths"}
     assert set(gate_candidates.FilterModule().filters()) == {"gate_candidates"}
     assert set(gate_host.FilterModule().filters()) == {"gate_host"}
-    assert set(gate_probe.FilterModule().filters()) == {"gate_probe"}
+    assert set(gate_plan.FilterModule().filters()) == {"gate_plan"}
     assert set(gate_report.FilterModule().filters()) == {"gate_report"}
     assert set(named_disks.FilterModule().filters()) == {"named_disks"}
 
@@ -41,12 +39,6 @@ def test_unknown_format_names_the_known_ones():
         gate_report.gate_report([], "pdf", [])
 
 
-def test_disk_paths_map_names_through_the_inventory_links():
-    disks = [{"name": "sdb", "path": "/dev/sdb", "links": ["/dev/sdb", "/dev/disk/by-id/wwn-0x5000c500a1b2c3d4"]}]
-    assert disk_paths.disk_paths(["/dev/disk/by-id/wwn-0x5000c500a1b2c3d4", "sdb", "sdz", "/dev/disk/by-id/gone"],
-                                 disks) == ["/dev/sdb", "/dev/sdb", "/dev/sdz", "/dev/disk/by-id/gone"]
-
-
 def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_named():
     disks = [{"name": name, "path": "/dev/" + name, "links": ["/dev/" + name, "/dev/disk/by-id/ata-" + name.upper()]}
              for name in ("sda", "sdb", "sdc")]
@@ -54,14 +46,22 @@ def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_nam
     assert named_disks.named_disks(disks, []) == disks
 
 
-def test_gate_probe_plans_one_job_of_the_whole_disks_present_with_their_classes():
-    def candidate(device, cls, probe=True):
-        return {"device": device, "thresholds_class": cls, "probe": probe}
-    candidates = [candidate("/dev/sdb", "flash"), candidate("/dev/sdc", "hdd"), candidate("/dev/sdd", "db"),
-                  candidate("vg/lv", "flash", probe=False), candidate("/dev/sdz", "flash", probe=False)]
-    plan = gate_probe.gate_probe(candidates, "skip", ["/dev/sdc", "/dev/sdd", "/dev/sdz"])
-    assert plan == {"devices": ["/dev/sdb", "/dev/sdd"], "device_classes": {"/dev/sdb": "flash", "/dev/sdd": "db"},
-                    "overwrite_data": ["/dev/sdd"], "health_devices": ["/dev/sdb", "/dev/sdc", "/dev/sdd"],
-                    "not_candidates": ["/dev/sdz"]}
-    probed = gate_probe.gate_probe(candidates)
+def test_gate_plan_gives_the_candidates_and_one_job_of_the_whole_disks_present_with_their_classes():
+    def disk(name, rotational=False):
+        return {"name": name, "path": "/dev/" + name, "links": ["/dev/" + name, "/dev/disk/by-id/wwn-" + name],
+                "removable": False, "size_bytes": 10 ** 12, "partitions": [], "holders": [], "mountpoints": [],
+                "rotational": rotational, "gate_class": "hdd" if rotational else "flash"}
+    disks = [disk("sdb"), disk("sdc", rotational=True), disk("sdd"), disk("sde")]
+    variables = {"devices": ["/dev/sdb", "/dev/sdc", "/dev/sdz"], "dedicated_devices": ["/dev/disk/by-id/wwn-sdd"]}
+    # Names for overwriting by any name of the disk: its by-id link, its kernel name; sde is no candidate.
+    plan = gate_plan.gate_plan(disks, variables, [], part_classes=["db"], hdd_policy="skip",
+                               overwrite=["sdc", "/dev/disk/by-id/wwn-sdd", "/dev/disk/by-id/wwn-sde", "/dev/gone"])
+    assert [c["device"] for c in plan["candidates"]] == ["/dev/sdb", "/dev/sdc", "/dev/sdz", "/dev/sdd"]
+    assert plan["candidates"] == gate_candidates.gate_candidates(disks, variables, [], ["db"])
+    assert {k: v for k, v in plan.items() if k != "candidates"} == {
+        "devices": ["/dev/sdb", "/dev/sdd"], "device_classes": {"/dev/sdb": "flash", "/dev/sdd": "db"},
+        "overwrite_data": ["/dev/sdd"], "health_devices": ["/dev/sdb", "/dev/sdc", "/dev/sdd"],
+        "not_candidates": ["/dev/sde", "/dev/gone"]}
+    probed = gate_plan.gate_plan(disks, variables)
     assert probed["devices"] == ["/dev/sdb", "/dev/sdc", "/dev/sdd"] and probed["overwrite_data"] == []
+    assert probed["device_classes"]["/dev/sdd"] == "flash"
