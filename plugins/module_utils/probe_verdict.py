@@ -3,7 +3,8 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the sync-write probe concludes from its measurements: the verdict against the
 thresholds, when the adaptive probe may stop early, where the journal ramp saturates, the
-power-loss protection verdict and the faster write cache setting.
+power-loss protection verdict and the faster write cache setting; and the result record of
+each disk, measured, refused, planned or served from the cache.
 
 Every function here is pure: measurements in (see fio_job), conclusions out.
 """
@@ -12,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, write_cache
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fio_job, write_cache
 
 # Defaults for flash OSDs, derived from the articles' figures in docs/gate_thresholds.md.
 DEFAULT_THRESHOLDS = {
@@ -228,3 +229,78 @@ def plp_verdict(synced, unsynced, cache):
 def faster_cache_setting(on_iops, off_iops):
     """'on' or 'off', whichever measured more sync IOPS (Ceph docs: keep the winner)."""
     return "on" if on_iops >= off_iops else "off"
+
+
+def thresholds_of(settings, name):
+    """The thresholds that judge disk ``name``: those of its class (device_classes) or the run's."""
+    return settings.get("thresholds_by_name", {}).get(name) or settings["thresholds"]
+
+
+# --------------------------------------------------------------------------- results
+
+def empty_result(device, disk=None):
+    """Every key a result carries (see the module's RETURN), unmeasured."""
+    disk = disk or {}
+    result = {
+        "device": device, "name": disk.get("name"), "transport": disk.get("transport"), "rotational": disk.get("rotational"),
+        "verdict": None, "reasons": [], "method": None, "mode": None, "command": None,
+        "fio_version": None, "write_iops": None, "write_bw_bytes": None, "total_ios": None,
+        "runtime_ms": None, "latency_us": None, "p99_sync_latency_ms": None, "adaptive": None,
+        "journal": None, "plp": None, "write_cache": None, "write_cache_comparison": None,
+        "write_cache_disabled": None, "region": None, "region_nonzero_mib": None, "written": False, "zeroed": None, "zeroed_bytes": None,
+        "recovered": None, "cached": False, "cache_age_seconds": None,
+    }
+    result.update(blockdev.copy_identity(disk))
+    return result
+
+
+def refused_result(device, reasons, disk=None):
+    return dict(empty_result(device, disk), verdict="refused", reasons=list(reasons))
+
+
+def planned_result(disk, settings, command, cache):
+    """What check mode would do with a disk whose write cache reads as ``cache``."""
+    reasons = ["check mode: would probe the region and restore it to zeros afterwards"]
+    if settings["write_cache"] == "disabled" and write_cache.state(cache) == write_cache.ABSENT:
+        reasons.append("check mode: %s: would measure it as it is, nothing to switch" % write_cache.NO_CACHE)
+    elif settings["write_cache"] == "disabled":
+        reasons.append("check mode: would switch the drive's write cache off for the probe and back afterwards")
+    return dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
+                command=command, region=_region_dict(settings["region"]), write_cache=cache,
+                region_nonzero_mib=disk["region_nonzero_mib"], reasons=reasons)
+
+
+def probe_result(disk, outcome, settings, fio_version):
+    """The result of a probed disk: a verdict from the measurement, or error with its cause."""
+    result = dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
+                  region=_region_dict(settings["region"]), region_nonzero_mib=disk["region_nonzero_mib"],
+                  written=True, fio_version=fio_version if settings["method"] == "fio" else None)
+    for key in ("command", "adaptive", "journal", "plp", "write_cache", "write_cache_comparison",
+                "write_cache_disabled", "written", "zeroed", "zeroed_bytes"):
+        if key in outcome:
+            result[key] = outcome[key]
+    measurement = outcome.get("measurement")
+    if measurement is None:
+        result.update(verdict="error", reasons=[outcome.get("error") or "no measurement"])
+        return result
+    for key in ("write_iops", "write_bw_bytes", "total_ios", "runtime_ms", "latency_us"):
+        result[key] = measurement[key]
+    result["p99_sync_latency_ms"] = fio_job.p99_sync_latency_ms(measurement)
+    result["verdict"], result["reasons"] = verdict(measurement, thresholds_of(settings, disk["name"]))
+    return result
+
+
+def _region_dict(region):
+    return {"offset": region[0], "length": region[1]}
+
+
+def cached_result(disk, stored, age):
+    """A stored result served for the disk as it is now: its current name and path,
+    marked cached, and nothing written in this run."""
+    fresh = empty_result(disk["path"], disk)
+    result = dict(stored)
+    for key in ("device", "name", "transport", "rotational") + blockdev.IDENTITY_KEYS:
+        result[key] = fresh[key]
+    result.update(written=False, zeroed=None, zeroed_bytes=None, region_nonzero_mib=None, recovered=None,
+                  cached=True, cache_age_seconds=age)
+    return result

@@ -1,10 +1,10 @@
-"""probe_cache: entries bound to the disk's identity and the measuring settings, served until
+"""sync_write_probe's result cache: entries bound to the disk's identity and the measuring settings, served until
 they expire, never for errors, written atomically and pruned."""
 
 import os
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import fio_job, probe_verdict
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
+from ansible_collections.cephops.osd_tuning.plugins.modules import sync_write_probe
 
 THRESHOLDS = dict(probe_verdict.DEFAULT_THRESHOLDS)
 REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
@@ -19,12 +19,12 @@ SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_
 
 
 def stored(verdict="suitable"):
-    return dict(probe_utils.empty_result("/dev/sdb", DISK), verdict=verdict, write_iops=8713.0, written=True,
+    return dict(probe_verdict.empty_result("/dev/sdb", DISK), verdict=verdict, write_iops=8713.0, written=True,
                 zeroed=True, reasons=["write IOPS 8713 >= 5000"])
 
 
 def key_of(disk=None, **changes):
-    return probe_utils.entry_key(probe_utils.disk_identity(disk or DISK), dict(SETTINGS, **changes))
+    return sync_write_probe.entry_key(sync_write_probe.disk_identity(disk or DISK), dict(SETTINGS, **changes))
 
 
 def test_cache_key_follows_identity_and_measuring_settings_only():
@@ -56,9 +56,9 @@ SATA = dict(DISK, model="CEPHOPS SATA SSD 870 PRO 3840GB WITH PLP", firmware="CV
 def test_a_firmware_change_in_the_characters_sysfs_hides_misses(tmp_path):
     updated = dict(SATA, firmware="CVO22B6Q")
     assert updated["firmware"][-4:] == SATA["firmware"][-4:]  # what device/rev shows: 2B6Q both
-    probe_utils.store(str(tmp_path), key_of(SATA), stored(), 1000.0)
-    assert probe_utils.lookup(str(tmp_path), key_of(SATA), 1001.0, 3600) is not None
-    assert probe_utils.lookup(str(tmp_path), key_of(updated), 1001.0, 3600) is None
+    sync_write_probe.store(str(tmp_path), key_of(SATA), stored(), 1000.0)
+    assert sync_write_probe.lookup(str(tmp_path), key_of(SATA), 1001.0, 3600) is not None
+    assert sync_write_probe.lookup(str(tmp_path), key_of(updated), 1001.0, 3600) is None
 
 
 def test_two_models_sharing_their_first_16_characters_never_share_an_entry(tmp_path):
@@ -67,51 +67,51 @@ def test_two_models_sharing_their_first_16_characters_never_share_an_entry(tmp_p
     assert other["model"][:16] == SATA["model"][:16] == "CEPHOPS SATA SSD"
     for first, second in ((SATA, other), (other, SATA)):
         cache = tmp_path / first["model"].replace(" ", "_")
-        probe_utils.store(str(cache), key_of(first), stored(), 1000.0)
-        assert probe_utils.lookup(str(cache), key_of(second), 1001.0, 3600) is None
-    assert probe_utils.disk_identity(SATA)["model"] == SATA["model"]
+        sync_write_probe.store(str(cache), key_of(first), stored(), 1000.0)
+        assert sync_write_probe.lookup(str(cache), key_of(second), 1001.0, 3600) is None
+    assert sync_write_probe.disk_identity(SATA)["model"] == SATA["model"]
 
 
 def test_disk_without_stable_identity_is_not_cached_but_a_loop_device_is():
     anonymous = dict(DISK, wwn=None, serial=None)
-    assert probe_utils.disk_identity(anonymous) is None
-    assert probe_utils.disk_identity(anonymous, "/srv/disk0.img")["backing_file"] == "/srv/disk0.img"
-    assert probe_utils.disk_identity(dict(DISK, wwn=None))["serial"] == "BTWL1234"
+    assert sync_write_probe.disk_identity(anonymous) is None
+    assert sync_write_probe.disk_identity(anonymous, "/srv/disk0.img")["backing_file"] == "/srv/disk0.img"
+    assert sync_write_probe.disk_identity(dict(DISK, wwn=None))["serial"] == "BTWL1234"
 
 
 def test_stored_result_is_served_until_it_expires(tmp_path):
     key = key_of()
-    probe_utils.store(str(tmp_path / "gate"), key, stored(), 1000.0)
+    sync_write_probe.store(str(tmp_path / "gate"), key, stored(), 1000.0)
     assert oct((tmp_path / "gate").stat().st_mode & 0o777) == "0o700"
-    result, age = probe_utils.lookup(str(tmp_path / "gate"), key, 1000.0 + 3600, 7 * 86400)
+    result, age = sync_write_probe.lookup(str(tmp_path / "gate"), key, 1000.0 + 3600, 7 * 86400)
     assert (result["verdict"], result["write_iops"], age) == ("suitable", 8713.0, 3600)
-    assert probe_utils.lookup(str(tmp_path / "gate"), key, 1000.0 + 7 * 86400 + 1, 7 * 86400) is None
+    assert sync_write_probe.lookup(str(tmp_path / "gate"), key, 1000.0 + 7 * 86400 + 1, 7 * 86400) is None
     # A clock set back makes the entry look as if from the future: not trusted.
-    assert probe_utils.lookup(str(tmp_path / "gate"), key, 900.0, 7 * 86400) is None
+    assert sync_write_probe.lookup(str(tmp_path / "gate"), key, 900.0, 7 * 86400) is None
     assert [p.name for p in (tmp_path / "gate").iterdir()] == [key + ".json"]
 
 
 def test_missing_damaged_or_foreign_entries_are_misses(tmp_path):
     key, other = key_of(), key_of(runtime=30)
-    assert probe_utils.lookup(str(tmp_path), key, 1000.0, 3600) is None
+    assert sync_write_probe.lookup(str(tmp_path), key, 1000.0, 3600) is None
     (tmp_path / (key + ".json")).write_text('{"key": "%s", "stored_at": 99' % key)
-    assert probe_utils.lookup(str(tmp_path), key, 1000.0, 3600) is None
-    probe_utils.store(str(tmp_path), other, stored(), 1000.0)
+    assert sync_write_probe.lookup(str(tmp_path), key, 1000.0, 3600) is None
+    sync_write_probe.store(str(tmp_path), other, stored(), 1000.0)
     (tmp_path / (other + ".json")).rename(tmp_path / (key + ".json"))
-    assert probe_utils.lookup(str(tmp_path), key, 1000.0, 3600) is None
+    assert sync_write_probe.lookup(str(tmp_path), key, 1000.0, 3600) is None
 
 
 def test_errors_are_never_served_from_cache(tmp_path):
     key = key_of()
-    probe_utils.store(str(tmp_path), key, stored("error"), 1000.0)
-    assert probe_utils.lookup(str(tmp_path), key, 1001.0, 3600) is None
+    sync_write_probe.store(str(tmp_path), key, stored("error"), 1000.0)
+    assert sync_write_probe.lookup(str(tmp_path), key, 1001.0, 3600) is None
 
 
 def test_prune_removes_only_expired_entries(tmp_path):
     old, young = key_of(), key_of(runtime=30)
-    probe_utils.store(str(tmp_path), old, stored(), 1000.0)
-    probe_utils.store(str(tmp_path), young, stored(), 1000.0)
+    sync_write_probe.store(str(tmp_path), old, stored(), 1000.0)
+    sync_write_probe.store(str(tmp_path), young, stored(), 1000.0)
     os.utime(str(tmp_path / (old + ".json")), (1000.0, 1000.0))
     os.utime(str(tmp_path / (young + ".json")), (5000.0, 5000.0))
-    probe_utils.prune(str(tmp_path), 6000.0, 3600)
+    sync_write_probe.prune(str(tmp_path), 6000.0, 3600)
     assert [p.name for p in tmp_path.iterdir()] == [young + ".json"]

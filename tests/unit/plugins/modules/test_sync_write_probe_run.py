@@ -1,20 +1,20 @@
-"""sync_write_probe (module_utils): the result records, and the drive's write cache switched
+"""sync_write_probe: the result records, and the drive's write cache switched
 off for a probe or for the comparison, read back and always switched back. The drives answer
 as hdparm, sdparm and nvme-cli did in the captured outputs; every command is recorded."""
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, probe_region, write_cache
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import sync_write_probe as probe_utils
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, probe_region, probe_verdict, write_cache
+from ansible_collections.cephops.osd_tuning.plugins.modules import sync_write_probe
 
-from .test_probe_cache import DISK, SETTINGS, stored
+from .test_sync_write_probe_cache import DISK, SETTINGS, stored
 
 DISABLED = dict(SETTINGS, write_cache="disabled")
 
 
 def test_served_result_carries_the_disk_as_it_is_now_and_says_cached():
     renamed = dict(DISK, name="sdf", path="/dev/sdf")
-    result = probe_utils.cached_result(renamed, stored(), 120)
+    result = probe_verdict.cached_result(renamed, stored(), 120)
     assert (result["device"], result["name"], result["verdict"], result["write_iops"]) == ("/dev/sdf", "sdf", "suitable", 8713.0)
     assert (result["cached"], result["cache_age_seconds"], result["written"], result["zeroed"]) == (True, 120, False, None)
 
@@ -93,7 +93,7 @@ class FailingJournal:
 def prober(monkeypatch, drives, journal, settings=None):
     monkeypatch.setattr(write_cache, "kernel_view", drives.kernel_view)
     monkeypatch.setattr(write_cache, "refresh_kernel_view", drives.refresh_kernel_view)
-    return probe_utils.Prober(drives, settings or DISABLED, journal)
+    return sync_write_probe.Prober(drives, settings or DISABLED, journal)
 
 
 def probed(disk):
@@ -156,7 +156,7 @@ def test_an_unreadable_cache_is_not_switched_and_the_disk_not_probed(monkeypatch
     drives = Drives(fixture_text, {sata["path"]: True})
     monkeypatch.setattr(write_cache, "kernel_view", drives.kernel_view)
     monkeypatch.setattr(write_cache, "refresh_kernel_view", drives.refresh_kernel_view)
-    results = probe_utils.Prober(lambda argv: (5, "", "SG_IO: bad/missing sense data"), DISABLED, None).probe_all(
+    results = sync_write_probe.Prober(lambda argv: (5, "", "SG_IO: bad/missing sense data"), DISABLED, None).probe_all(
         [probed(sata)])
     record = results[sata["name"]]["write_cache_disabled"]
     assert record["original"] == "unknown" and record["during"] is None
@@ -180,7 +180,7 @@ def test_a_drive_without_a_volatile_cache_has_nothing_to_compare(monkeypatch, fi
     drives = Drives(fixture_text, {}, without_cache=[nvme["path"]])
     probe = prober(monkeypatch, drives, None, dict(SETTINGS, compare_write_cache=True))
     caches = {nvme["name"]: write_cache.read(drives, nvme)}
-    assert probe_utils.compare_write_cache(probe.measure, probe.caches, [nvme], caches, {}) == {nvme["name"]: {
+    assert sync_write_probe.compare_write_cache(probe.measure, probe.caches, [nvme], caches, {}) == {nvme["name"]: {
         "original": "absent", "error": None,
         "note": "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"}}
     assert [argv[1] for argv in drives.calls] == ["id-ctrl"]
@@ -191,7 +191,7 @@ def test_comparison_reads_each_half_back_and_does_not_measure_a_switch_the_drive
     drives = Drives(fixture_text, {sata["path"]: True}, ignoring=[sata["path"]])
     probe = prober(monkeypatch, drives, None, dict(SETTINGS, compare_write_cache=True))
     caches = {sata["name"]: write_cache.read(drives, sata)}
-    comparison = probe_utils.compare_write_cache(probe.measure, probe.caches, [sata], caches, {})[sata["name"]]
+    comparison = sync_write_probe.compare_write_cache(probe.measure, probe.caches, [sata], caches, {})[sata["name"]]
     assert comparison == {"observed": {"on": "on", "off": "on"}, "after": "on", "restored": True,
                           "restore_error": None,
                           "error": "the drive reports its write cache on after switching it off"}
@@ -215,23 +215,23 @@ def test_a_switch_back_the_drive_ignores_is_not_called_restored(monkeypatch, fix
 
 def test_disks_without_a_drive_cache_of_their_own_are_refused_for_a_disabled_cache(snapshot):
     disks = dict((d["name"], d) for d in blockdev.build_disks(snapshot("host_loop_zoo")))
-    outcomes, probe = probe_utils._refuse(["loop0"], disks, set(), {}, dict(DISABLED, region=(0, 1)))
+    outcomes, probe = sync_write_probe._refuse(["loop0"], disks, set(), {}, dict(DISABLED, region=(0, 1)))
     assert probe == [] and outcomes["loop0"]["verdict"] == "refused"
     assert outcomes["loop0"]["reasons"] == [
         "write_cache disabled: the drive's own write cache cannot be switched here (transport loop); only the "
         "kernel's view (queue/write_cache) can, which stops the flushes, not the cache"]
-    outcomes, probe = probe_utils._refuse(["loop0"], disks, set(), {}, dict(SETTINGS, region=(0, 1)))
+    outcomes, probe = sync_write_probe._refuse(["loop0"], disks, set(), {}, dict(SETTINGS, region=(0, 1)))
     assert outcomes == {} and probe == [disks["loop0"]]
 
 
 def test_check_mode_says_it_would_switch_the_cache(fixture_text):
     on = write_cache.read(Drives(fixture_text, {DISK["path"]: True}), DISK)
-    planned = probe_utils.planned_result(dict(DISK, region_nonzero_mib=0), DISABLED, ["fio"], on)
+    planned = probe_verdict.planned_result(dict(DISK, region_nonzero_mib=0), DISABLED, ["fio"], on)
     assert planned["reasons"][-1] == "check mode: would switch the drive's write cache off for the probe and back afterwards"
     assert planned["write_cache"] is on and planned["write_cache_disabled"] is None
     nvme = DRIVES[2]
     absent = write_cache.read(Drives(fixture_text, {}, without_cache=[nvme["path"]]), nvme)
-    planned = probe_utils.planned_result(dict(nvme, region_nonzero_mib=0), DISABLED, ["fio"], absent)
+    planned = probe_verdict.planned_result(dict(nvme, region_nonzero_mib=0), DISABLED, ["fio"], absent)
     assert planned["reasons"][-1] == ("check mode: the drive reports no volatile write cache (NVMe vwc 0): would "
                                       "measure it as it is, nothing to switch")
 
@@ -242,7 +242,7 @@ def test_a_disk_opened_since_the_inventory_is_refused_before_the_probe_writes(sn
     monkeypatch.setattr(blockdev, "open_now", lambda disks: dict(
         (d["name"], blockdev.REASON_OPEN % "postgres (pid 4242)") for d in disks if d["name"] == names[0]))
     probe, outcomes = [disks[n] for n in names], {}
-    probe_utils._check_open(probe, outcomes)
+    sync_write_probe._check_open(probe, outcomes)
     assert probe == [disks[names[1]]] and list(outcomes) == [names[0]]
     assert outcomes[names[0]]["verdict"] == "refused"
     assert outcomes[names[0]]["reasons"] == ["open check: open by another process: postgres (pid 4242) since the inventory"]
