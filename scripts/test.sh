@@ -290,11 +290,10 @@ record_stage() {
   if [ "$2" -eq 0 ]; then RESULT[$1]=PASS; else RESULT[$1]="FAIL (rc=$2)"; failed=$((failed + 1)); fi
 }
 
-# The lab keeps one core busy (QEMU's TCG runs the VM's one vCPU on one host thread) while the
-# integration and cores stages mostly wait on loop disks and fio's timed runs: with LAB_BESIDE=1
-# (the default) the lab stage starts in the background as the integration stage starts, writes
-# its output to its log only, and is waited for, and its log shown, at its own place in the
-# order. Its time in the summary is its own, from its start. The lab is the longest stage, so
+# The lab keeps one core busy (QEMU's TCG runs the VM's one vCPU on one host thread), and lint,
+# sanity and units leave one of the two idle: with LAB_BESIDE=1 (the default) the lab stage
+# starts in the background as the run's first stage starts, writes its output to its log only,
+# and is waited for, and its log shown, at its own place in the order. Its time in the summary is its own, from its start. The lab is the longest stage, so
 # the stages that run beside it yield the CPU to it (nice 10): without that, the lab's converge,
 # idempotence and reboot took 952 s against about 560 s alone, and the whole run gained little.
 # Likewise, with ROTATION_BESIDE=1 (the default) the rotation's VMs start as the cores stage
@@ -303,7 +302,7 @@ record_stage() {
 LAB_BESIDE="${LAB_BESIDE:-1}" ROTATION_BESIDE="${ROTATION_BESIDE:-1}"
 # STAGE=the stage at whose start it goes to the background
 declare -A BESIDE=()
-[ "$LAB_BESIDE" = 1 ] && BESIDE[lab]=integration
+[ "$LAB_BESIDE" = 1 ] && [ "${STAGES[0]}" != lab ] && BESIDE[lab]=${STAGES[0]}
 [ "$ROTATION_BESIDE" = 1 ] && BESIDE[rotation]=cores
 declare -A BESIDE_PID=()
 
