@@ -572,22 +572,36 @@ def async_result(async_dir, deadline):
 JOURNAL_DIR = "/var/lib/cephops-osd-tuning/probe-journal"  # sync_write_probe's default, which the role keeps
 
 
+# Async timeouts tried in turn until the kill lands after the probe's first write: on a loaded
+# host the steps before it (inventory, region check, journal) can outlast the shorter ones.
+KILL_AFTER = (6, 12, 24)
+
+
 def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_disks, tmp_path):
     """Ansible kills an overdue async job with SIGKILL, which no cleanup survives: the journal
     record written before the first write lets the next run of the gate zero the region."""
     disk = loop_disks()
     gate = Gate(tmp_path)
+    journal = probe_region.Journal(JOURNAL_DIR)
+
+    def records():
+        return [record for record in journal.records() if record["device"] == disk.path]
 
     def kill_then_gate_again():
-        killed = gate.play([disk], disk_gate_runtime=60, disk_gate_async_timeout=6, disk_gate_policy="warn")
-        found = killed.disk(disk.path)
-        assert found["verdict"] == "error", found
-        # SIGKILL ends a process only once its I/O in flight completes, which a loaded host delays.
-        journal = probe_region.Journal(JOURNAL_DIR)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and (fio_pids(disk.path) or any(
-                probe_region.owner_alive(record) for record in journal.records() if record["device"] == disk.path)):
-            time.sleep(0.5)
+        for timeout in KILL_AFTER:
+            before = disk.checksum()
+            killed = gate.play([disk], disk_gate_runtime=60, disk_gate_async_timeout=timeout, disk_gate_policy="warn")
+            found = killed.disk(disk.path)
+            assert found["verdict"] == "error", found
+            # SIGKILL ends a process only once its I/O in flight completes, which a loaded host delays.
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and (fio_pids(disk.path) or any(
+                    probe_region.owner_alive(record) for record in records())):
+                time.sleep(0.5)
+            if records():
+                break
+            # Killed before the journal, so before any write: the disk must be as it was.
+            assert disk.checksum() == before, "killed after %d s with no journal record, yet the disk changed" % timeout
         again = gate.play([disk], disk_gate_runtime=2)
         job = again.task("Wait for the probe")["results"][0]
         return found, job
