@@ -32,30 +32,9 @@ description:
 author:
   - cephops maintainers (@cephops)
 positional: variables, explicit, part_classes
-options:
-  _input:
-    description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
-    type: list
-    elements: dict
-    required: true
-  variables:
-    description:
-      - ceph-ansible's variables as the host has them, as the
-        P(cephops.osd_tuning.ceph_ansible_vars#lookup) lookup gives them (C(devices),
-        C(dedicated_devices), C(bluestore_wal_devices), C(lvm_volumes), C(osd_auto_discovery)
-        and C(osd_auto_discovery_exclude)); a missing or null one is not defined.
-    type: dict
-    required: true
-  explicit:
-    description: Disks to use instead of the ceph-ansible variables, when not empty.
-    type: list
-    elements: str
-    default: []
-  part_classes:
-    description: The parts (V(db), V(wal)) with thresholds of their own; their disks get that C(thresholds_class).
-    type: list
-    elements: str
-    default: []
+extends_documentation_fragment:
+  - cephops.osd_tuning.gate_candidates
+  - cephops.osd_tuning.gate_candidates.inventory
 """
 
 EXAMPLES = r"""

@@ -26,28 +26,6 @@ author:
   - cephops maintainers (@cephops)
 positional: variables, explicit
 options:
-  _input:
-    description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
-    type: list
-    elements: dict
-    required: true
-  variables:
-    description:
-      - ceph-ansible's variables as the host has them, as the
-        P(cephops.osd_tuning.ceph_ansible_vars#lookup) lookup gives them; see
-        P(cephops.osd_tuning.gate_candidates#filter).
-    type: dict
-    required: true
-  explicit:
-    description: Disks to use instead of the ceph-ansible variables, when not empty.
-    type: list
-    elements: str
-    default: []
-  part_classes:
-    description: The parts (V(db), V(wal)) with thresholds of their own; their disks get that C(thresholds_class).
-    type: list
-    elements: str
-    default: []
   hdd_policy:
     description: V(probe) probes rotational disks, V(skip) passes them ungated.
     type: str
@@ -58,6 +36,9 @@ options:
     type: list
     elements: str
     default: []
+extends_documentation_fragment:
+  - cephops.osd_tuning.gate_candidates
+  - cephops.osd_tuning.gate_candidates.inventory
 """
 
 EXAMPLES = r"""

@@ -20,16 +20,13 @@ author:
   - cephops maintainers (@cephops)
 positional: names
 options:
-  _input:
-    description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
-    type: list
-    elements: dict
-    required: true
   names:
     description: Names of disks; empty for all.
     type: list
     elements: str
     required: true
+extends_documentation_fragment:
+  - cephops.osd_tuning.gate_candidates.inventory
 """
 
 EXAMPLES = r"""
