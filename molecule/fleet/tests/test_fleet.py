@@ -81,7 +81,7 @@ def siblings_qualified(tmp_path_factory):
     host that refuses connections (GHOST) is in the same run: one qualify.yml run of the fleet
     proves the per-model view and that an unreachable host hides no other result."""
     reports = tmp_path_factory.mktemp("siblings")
-    ghost = reports.parent / "ghost.yml"
+    ghost = tmp_path_factory.mktemp("ghost") / "ghost.yml"
     ghost.write_text(yaml.safe_dump({"osds": {"hosts": {GHOST: {"ansible_host": "127.0.0.1", "ansible_port": 9}}}}))
     devices = [FAST, VIRTIO] + ["/dev/disk/by-id/ata-%s_%s" % ("_".join(SIBLING.split()), "CEPHOPS-SIB-%04d" % index)
                                 for index in range(1, 5)]
