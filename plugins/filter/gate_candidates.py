@@ -33,8 +33,8 @@ author:
   - cephops maintainers (@cephops)
 positional: variables, explicit, part_classes
 extends_documentation_fragment:
-  - cephops.osd_tuning.gate_candidates
-  - cephops.osd_tuning.gate_candidates.inventory
+  - cephops.osd_tuning.disk_inventory
+  - cephops.osd_tuning.disk_inventory.candidates
 """
 
 EXAMPLES = r"""

@@ -37,8 +37,8 @@ options:
     elements: str
     default: []
 extends_documentation_fragment:
-  - cephops.osd_tuning.gate_candidates
-  - cephops.osd_tuning.gate_candidates.inventory
+  - cephops.osd_tuning.disk_inventory
+  - cephops.osd_tuning.disk_inventory.candidates
 """
 
 EXAMPLES = r"""

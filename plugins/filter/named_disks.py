@@ -26,7 +26,7 @@ options:
     elements: str
     required: true
 extends_documentation_fragment:
-  - cephops.osd_tuning.gate_candidates.inventory
+  - cephops.osd_tuning.disk_inventory
 """
 
 EXAMPLES = r"""

@@ -23,11 +23,6 @@ author:
   - cephops maintainers (@cephops)
 positional: attribute, classes, models, overrides, extra
 options:
-  _input:
-    description: The C(disks) list returned by disk_facts.
-    type: list
-    elements: dict
-    required: true
   attribute:
     description: The queue attribute, for example V(scheduler) or V(max_sectors_kb).
     type: str
@@ -59,6 +54,8 @@ options:
         it starts from the new scheduler's defaults.
     type: dict
     default: {}
+extends_documentation_fragment:
+  - cephops.osd_tuning.disk_inventory
 """
 
 EXAMPLES = r"""

@@ -9,9 +9,19 @@ __metaclass__ = type
 
 class ModuleDocFragment(object):
 
+    # The input of a filter that takes a disk_facts inventory.
+    DOCUMENTATION = r"""
+options:
+  _input:
+    description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
+    type: list
+    elements: dict
+    required: true
+"""
+
     # The options of the filters that take ceph-ansible's variables to choose the gate's
     # candidates (plugin_utils/ceph_ansible.py): gate_candidates and gate_plan.
-    DOCUMENTATION = r"""
+    CANDIDATES = r"""
 options:
   variables:
     description:
@@ -31,14 +41,4 @@ options:
     type: list
     elements: str
     default: []
-"""
-
-    # The input of a filter that takes a disk_facts inventory.
-    INVENTORY = r"""
-options:
-  _input:
-    description: The C(disks) list of M(cephops.osd_tuning.disk_facts).
-    type: list
-    elements: dict
-    required: true
 """
