@@ -105,8 +105,11 @@ def gate(tmp_path):
 @pytest.mark.cores
 def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks, gate):
     disks = [loop_disks(), loop_disks()]
-    run = gate.play(disks, IMPOSSIBLE, reports=True)
+    # Polls two minutes apart: the host's own wait, not a poll, must notice the job's end.
+    run = gate.play(disks, IMPOSSIBLE, reports=True, disk_gate_poll_interval=120)
     assert run.rc != 0
+    assert not run.task("Wait on the host for the probe").get("failed")
+    assert run.task("Read the probe result")["attempts"] == 1
     assert len(run.failures) == 1 and "not approved on localhost (policy block" in run.failures[0]
     table = run.task("Show the disks and their verdicts")["msg"]
     assert table[1].split()[:2] == ["DEVICE", "CLASS"]
@@ -183,7 +186,7 @@ def test_second_run_comes_from_cache_until_the_disk_changes(loop_disks, gate):
     assert (cached["verdict"], cached["cached"], cached["write_iops"]) == (
         "suitable", True, first.disk(disk.path)["write_iops"])
     assert 0 <= cached["cache_age_seconds"] < 3600
-    job = second.task("Wait for the probe")
+    job = second.task("Read the probe result")
     assert job["changed"] is False and job["results"][0]["written"] is False
 
     make_gpt_partitions(disk)
@@ -245,7 +248,7 @@ def test_measuring_with_the_cache_disabled_refuses_a_disk_only_the_kernel_sees(l
                                 "loop); only the kernel's view (queue/write_cache) can, which stops the flushes, not "
                                 "the cache"]
     assert found["write_cache_disabled"] is None and run.record["blocked"] == [disk.path]
-    job = run.task("Wait for the probe")
+    job = run.task("Read the probe result")
     assert job["changed"] is False and job["results"][0]["written"] is False
     assert (disk.checksum(), kernel_write_cache(disk)) == (before, cache)
 
@@ -277,7 +280,7 @@ def test_each_class_is_judged_by_its_own_thresholds_in_one_job(loop_disks, gate)
     assert found == {data.path: ("hdd", "suitable"), db.path: ("db", "unsuitable")}, found
     started = run.task("Start the sync-write probe")
     assert started["ansible_job_id"] and "results" not in started, started
-    assert sorted(result["device"] for result in run.task("Wait for the probe")["results"]) == sorted(
+    assert sorted(result["device"] for result in run.task("Read the probe result")["results"]) == sorted(
         [data.path, db.path])
 
 
@@ -412,6 +415,6 @@ def test_the_probe_jobs_are_found_whatever_home_the_controller_has(loop_disks, g
     assert run.rc == 0, run.failures
     assert run.disk(disk.path)["verdict"] == "suitable"
     # The job's status file was in the role's directory, and went from there once read.
-    job = run.task("Wait for the probe")
+    job = run.task("Read the probe result")
     erased = run.task("Remove the status file")["erased"]
     assert erased == str(gate.async_dir / job["ansible_job_id"]) and not os.path.exists(erased)

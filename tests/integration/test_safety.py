@@ -603,7 +603,7 @@ def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_d
             # Killed before the journal, so before any write: the disk must be as it was.
             assert disk.checksum() == before, "killed after %d s with no journal record, yet the disk changed" % timeout
         again = gate.play([disk], disk_gate_runtime=2)
-        job = again.task("Wait for the probe")["results"][0]
+        job = again.task("Read the probe result")["results"][0]
         return found, job
 
     def judge(outcome):
