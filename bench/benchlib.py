@@ -65,7 +65,8 @@ def table(title, header, rows, notes=()):
 @contextlib.contextmanager
 def loop_disks(count, size_gib=8, allocated=False):
     """``count`` blank loop disks, always detached afterwards. Sparse backing files by default;
-    ``allocated`` writes every block of them first, as a real disk has no blocks to allocate."""
+    ``allocated`` writes every block of them first, as a real disk has no blocks to allocate, and
+    leaves none of them cached."""
     work = tempfile.mkdtemp(prefix="cephops-bench.")
     disks = []
     try:
@@ -74,6 +75,8 @@ def loop_disks(count, size_gib=8, allocated=False):
             if allocated:
                 loopdisk.run(["dd", "if=/dev/zero", "of=" + disks[-1].backing, "bs=16M", "count=%d" % (size_gib * 64),
                               "conv=notrunc,fsync", "status=none"])
+                # Nothing of a real disk is cached on the host, and cached pages change a loop disk's pace.
+                loopdisk.run(["dd", "if=" + disks[-1].backing, "iflag=nocache", "count=0", "status=none"])
         yield disks
     finally:
         for disk in disks:

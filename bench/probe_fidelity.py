@@ -1,73 +1,100 @@
-"""Probe fidelity: the module's IOPS against the SSD selection article's fio command run by hand, same disk.
+"""Probe fidelity: the module's write IOPS against its own fio command run by hand, on equal disks.
 
-For each repeat, on each disk, runs the article's command (fio --ioengine=libaio --fsync=1
---direct=1 --bs=4k --iodepth=1 --rw=randwrite) and the sync_write_probe module with the
-same runtime, alternating which goes first, and prints the medians and their ratio.
+Each pair runs the sync_write_probe module on one disk and the exact fio command it returned
+on an equal disk, alternating which goes first, and the table compares the medians.
 Target: module / by hand between 0.95 and 1.05.
 
-Loop disks get fully written backing files (a real disk has no blocks left to allocate; a
-sparse file would charge the article's whole-disk writes for allocation the module's fixed
-region no longer pays). --lab runs the same on a lab VM's blank disks, over SSH by hand.
+Loop disks: each pair gets two fresh loop disks, sparse (as a new test disk is) or, with
+--written, with every block of their backing files written (as a real disk has no blocks to
+allocate). The lab (--lab) has one disk of each kind, so both sides run on the same disk,
+whose probe region one discarded run writes first (the qcow2 overlay allocates a cluster on its
+first write, which would slow whichever side came first).
 
-usage: bench/run.sh probe_fidelity [--disks 1] [--repeats 3] [--runtime 15] [--lab]
+usage: bench/run.sh probe_fidelity [--pairs 5] [--runtime 5] [--written] [--lab]
 Needs root (loop devices, or QEMU for --lab).
 """
 
 import argparse
 import contextlib
+import json
+import os
+import subprocess
 import sys
 
 import benchlib
 
-LAB_DISKS = ("CEPHOPS-SSD-0001", "CEPHOPS-VIRTIO-0001", "CEPHOPS-HDD-0001", "CEPHOPS-SLOW-0001")
+LAB_DISKS = ("CEPHOPS-SSD-0001", "CEPHOPS-NVME-0001", "CEPHOPS-VIRTIO-0001", "CEPHOPS-SLOW-0001")
 EASY = dict(min_iops=1, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000)
 
 
+def fio_iops(argv, on=None):
+    out = on.run(argv) if on else subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    return json.loads(out[out.index("{"):])["jobs"][0]["write"]["iops"]
+
+
+def probe(module, label, path, runtime, region=None):
+    """(write IOPS, fio command) of one module run on ``path``."""
+    args = dict(devices=[path], runtime=runtime, overwrite_data=[path], plp_runtime=0, adaptive=False, **EASY)
+    found = module("sync_write_probe", dict(args, **(region or {})))["results"][0]
+    if found["write_iops"] is None:
+        sys.exit("%s: the module measured nothing: %s" % (label, "; ".join(found["reasons"])))
+    return found["write_iops"], found["command"]
+
+
 @contextlib.contextmanager
-def targets(args):
-    """(label, path, runner or None for the host, module runner) of each disk to compare."""
+def pairs_of_disks(args):
+    """[(label, VM or None, region arguments, lab disk path)]: the lab's disks, or one entry for
+    loop disks, which compare() makes fresh for every pair."""
     if args.lab:
-        # The lab gate's probe region: zeroing 512 MiB costs the 50-IOPS disk 80 s a run.
+        # The lab gate's probe region: zeroing 512 MiB costs the slow disk minutes a run.
         region = dict(region_size_mib=benchlib.lab_gate_variables()["disk_gate_region_size_mib"])
         with benchlib.lab_vm() as vm:
-            yield [("%s (lab, %s)" % (serial, vm.accel), vm.path_of(serial), vm,
-                    lambda name, args: vm.module(name, dict(args, **region))) for serial in LAB_DISKS]
+            yield [("%s (lab, %s)" % (serial, vm.accel), vm, region, vm.path_of(serial)) for serial in LAB_DISKS]
     else:
-        with benchlib.loop_disks(args.disks, allocated=True) as disks:
-            yield [(disk.name + " (loop)", disk.path, None, benchlib.module) for disk in disks]
+        yield [("two fresh loop disks a pair, %s backing files" % ("written" if args.written else "sparse"), None, None, None)]
+
+
+def compare(args, vm, region, path, label):
+    """(hand-run IOPS, module IOPS) of ``args.pairs`` pairs, alternating which side goes first.
+    The first pair starts with the module, whose command every hand-run side then repeats."""
+    module = vm.module if vm else benchlib.module
+    by_hand, probed, command = [], [], None
+    if vm:
+        probe(module, label, path, args.runtime, region)  # allocates the region's clusters
+    for pair in range(args.pairs):
+        with benchlib.loop_disks(0 if vm else 2, allocated=args.written) as disks:
+            mine, theirs = (path, path) if vm else (disks[0].path, disks[1].path)
+            for step in ("module", "hand") if pair % 2 == 0 else ("hand", "module"):
+                # The module's restore leaves 512 MiB to write back, which would slow the next side.
+                (vm.run(["sync"]) if vm else os.sync())
+                if step == "module":
+                    iops, command = probe(module, label, mine, args.runtime, region)
+                    probed.append(iops)
+                    written_for = mine
+                else:
+                    by_hand.append(fio_iops(["--filename=" + theirs if word == "--filename=" + written_for else word
+                                             for word in command], on=vm))
+    return by_hand, probed
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
-    parser.add_argument("--disks", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--runtime", type=int, default=15)
-    parser.add_argument("--lab", action="store_true", help="compare on a lab VM's disks instead of loop disks")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--runtime", type=int, default=5)
+    parser.add_argument("--written", action="store_true", help="loop disks with every block of their backing files written")
+    parser.add_argument("--lab", action="store_true", help="compare on a lab VM's fast disks instead of loop disks")
     args = parser.parse_args()
     rows = []
-    with targets(args) as disks:
-        for label, path, where, module in disks:
-            by_hand, probe = [], []
-            for repeat in range(args.repeats):
-                def run_by_hand():
-                    by_hand.append(benchlib.article_fio(path, args.runtime, on=where))
-
-                def run_module():
-                    # The hand-run article command leaves random data on the disk; the benchmark
-                    # wrote it, so it names the disk as one the probe may overwrite.
-                    found = module("sync_write_probe", dict(devices=[path], runtime=args.runtime, overwrite_data=[path],
-                                                            **EASY))["results"][0]
-                    if found["write_iops"] is None:
-                        sys.exit("%s: the module measured nothing: %s" % (label, "; ".join(found["reasons"])))
-                    probe.append(found["write_iops"])
-
-                for step in ((run_by_hand, run_module) if repeat % 2 == 0 else (run_module, run_by_hand)):
-                    step()
-            ratio = benchlib.median(probe) / benchlib.median(by_hand)
-            rows.append((label, "%.0f" % benchlib.median(by_hand), "%.0f" % benchlib.median(probe),
+    with pairs_of_disks(args) as targets:
+        for label, vm, region, path in targets:
+            by_hand, probed = compare(args, vm, region, path, label)
+            ratio = benchlib.median(probed) / benchlib.median(by_hand)
+            rows.append((label, "%.0f (%.0f-%.0f)" % (benchlib.median(by_hand), min(by_hand), max(by_hand)),
+                         "%.0f (%.0f-%.0f)" % (benchlib.median(probed), min(probed), max(probed)),
                          "%.3f" % ratio, "yes" if 0.95 <= ratio <= 1.05 else "**no**"))
-    benchlib.table("Probe fidelity: module vs the SSD selection article's fio command by hand, %d s, median of %d" % (args.runtime, args.repeats),
-                   ("disk", "hand-run fio IOPS", "module IOPS", "module / by hand", "within 0.95-1.05"), rows)
+    benchlib.table("Probe fidelity: the module against its own fio command by hand, %d s, median of %d alternating pairs"
+                   % (args.runtime, args.pairs),
+                   ("disks", "hand-run fio IOPS (range)", "module IOPS (range)", "module / by hand", "within 0.95-1.05"), rows)
 
 
 if __name__ == "__main__":
