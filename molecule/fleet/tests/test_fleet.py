@@ -155,9 +155,11 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified
         [(SIBLING_FIRMWARE, 6, ["fleet1", "fleet2"]), (SIBLING_OLD_FIRMWARE, 2, ["fleet1", "fleet2"])])
     markdown = (reports / "disk_gate.md").read_text()
     assert "## Per model and firmware" in markdown and all(model in markdown for model, _firmware in groups)
-    # The slowed sibling's line, wherever a fast sibling flagged on p99 sorts before it.
-    slowed, = [o for o in worse if (o["host"], o["serial"]) == ("fleet2", SLOWED_SIBLING)]
-    assert "- Outlier: fleet2 %s (%s, %s)" % (slowed["device"], SIBLING, SIBLING_FIRMWARE) in markdown
+    # The slowed sibling's line, wherever a fast sibling flagged on p99 sorts before it; it is
+    # flagged on one figure or on both (fewer sync IOPS and a longer p99), one device either way.
+    slowed = {o["device"] for o in worse if (o["host"], o["serial"]) == ("fleet2", SLOWED_SIBLING)}
+    assert len(slowed) == 1, worse
+    assert "- Outlier: fleet2 %s (%s, %s)" % (slowed.pop(), SIBLING, SIBLING_FIRMWARE) in markdown
     assert SIBLING_OLD_FIRMWARE in markdown
     assert 'id="per-model"' in (reports / "disk_gate.html").read_text()
 
