@@ -84,13 +84,16 @@ def loop_disks(count, size_gib=8, allocated=False):
         shutil.rmtree(work)
 
 
-def article_fio(path, runtime, on=None):
-    """The SSD selection article's probe exactly as its article runs it by hand (on the host, or on a lab VM);
-    its write IOPS."""
-    argv = ["fio", "--ioengine=libaio", "--name=test", "--filename=" + path, "--fsync=1", "--direct=1",
-            "--bs=4k", "--iodepth=1", "--rw=randwrite", "--runtime=%d" % runtime, "--output-format=json"]
+def fio_write_iops(argv, on=None):
+    """The write IOPS of one fio command with JSON output, run by hand on the host or on a lab VM."""
     out = on.run(argv) if on else subprocess.run(argv, capture_output=True, text=True, check=True).stdout
     return json.loads(out[out.index("{"):])["jobs"][0]["write"]["iops"]
+
+
+def article_fio(path, runtime):
+    """The SSD selection article's probe exactly as its article runs it by hand; its write IOPS."""
+    return fio_write_iops(["fio", "--ioengine=libaio", "--name=test", "--filename=" + path, "--fsync=1", "--direct=1",
+                           "--bs=4k", "--iodepth=1", "--rw=randwrite", "--runtime=%d" % runtime, "--output-format=json"])
 
 
 # --------------------------------------------------------------------------- lab VMs

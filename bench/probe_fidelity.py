@@ -16,20 +16,13 @@ Needs root (loop devices, or QEMU for --lab).
 
 import argparse
 import contextlib
-import json
 import os
-import subprocess
 import sys
 
 import benchlib
 
 LAB_DISKS = ("CEPHOPS-SSD-0001", "CEPHOPS-NVME-0001", "CEPHOPS-VIRTIO-0001", "CEPHOPS-SLOW-0001")
 EASY = dict(min_iops=1, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000)
-
-
-def fio_iops(argv, on=None):
-    out = on.run(argv) if on else subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-    return json.loads(out[out.index("{"):])["jobs"][0]["write"]["iops"]
 
 
 def probe(module, label, path, runtime, region=None):
@@ -62,18 +55,21 @@ def compare(args, vm, region, path, label):
     if vm:
         probe(module, label, path, args.runtime, region)  # allocates the region's clusters
     for pair in range(args.pairs):
-        with benchlib.loop_disks(0 if vm else 2, allocated=args.written) as disks:
+        with contextlib.nullcontext([]) if vm else benchlib.loop_disks(2, allocated=args.written) as disks:
             mine, theirs = (path, path) if vm else (disks[0].path, disks[1].path)
             for step in ("module", "hand") if pair % 2 == 0 else ("hand", "module"):
-                # The module's restore leaves 512 MiB to write back, which would slow the next side.
-                (vm.run(["sync"]) if vm else os.sync())
+                # The module's restore leaves its region to write back, which would slow the next side.
+                if vm:
+                    vm.run(["sync"])
+                else:
+                    os.sync()
                 if step == "module":
                     iops, command = probe(module, label, mine, args.runtime, region)
                     probed.append(iops)
                     written_for = mine
                 else:
-                    by_hand.append(fio_iops(["--filename=" + theirs if word == "--filename=" + written_for else word
-                                             for word in command], on=vm))
+                    by_hand.append(benchlib.fio_write_iops(
+                        ["--filename=" + theirs if word == "--filename=" + written_for else word for word in command], on=vm))
     return by_hand, probed
 
 

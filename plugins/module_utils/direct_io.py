@@ -6,8 +6,9 @@ at once.
 
 O_DIRECT bypasses the page cache and read-ahead, so a read sees the disk itself and neither
 hides nor costs anything else; only a loop device without direct I/O of its own still reads its
-backing file through the page cache (sync_write_probe drops those pages before it probes). It needs memory aligned to the logical sector: anonymous mmap
-memory is page-aligned (and zero-filled, which a writer of zeros can use).
+backing file through the page cache (sync_write_probe drops those pages before it probes). It
+needs memory aligned to the logical sector: anonymous mmap memory is page-aligned (and
+zero-filled, which a writer of zeros can use).
 """
 
 from __future__ import absolute_import, division, print_function

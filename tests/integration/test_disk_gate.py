@@ -108,8 +108,9 @@ def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks,
     # Polls two minutes apart: the host's own wait, not a poll, must notice the job's end.
     run = gate.play(disks, IMPOSSIBLE, reports=True, disk_gate_poll_interval=120)
     assert run.rc != 0
-    assert not run.task("Wait on the host for the probe").get("failed")
-    assert run.task("Read the probe result")["attempts"] == 1
+    job = run.task("Read the probe result")
+    assert run.task("Wait on the host for the probe")["path"] == str(gate.async_dir / job["ansible_job_id"])
+    assert job["attempts"] == 1
     assert len(run.failures) == 1 and "not approved on localhost (policy block" in run.failures[0]
     table = run.task("Show the disks and their verdicts")["msg"]
     assert table[1].split()[:2] == ["DEVICE", "CLASS"]
