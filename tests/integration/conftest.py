@@ -157,8 +157,8 @@ def stopped_mid_fio(start, path, stop, seconds):
         raise
     finally:
         worker.join(seconds)
-    # fio without --thread reads in a job process it forked, which can end a moment after the
-    # fio process the module waited for (seen once in 316 tests, on seq_read_probe): a fio
+    # The probes run fio with --thread, so its jobs end with it; a job process of a fio without
+    # it ended a moment later, or never (a job killed while starting waited on a futex): a fio
     # still there 5 s after its module ended has outlived it.
     deadline = time.monotonic() + 5
     while fio_pids(path) and time.monotonic() < deadline:

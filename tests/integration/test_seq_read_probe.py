@@ -2,10 +2,11 @@
 
 import os
 import signal
+import time
 
 import pytest
 
-from conftest import parent_of, stopped_mid_fio
+from conftest import fio_pids, parent_of, stopped_mid_fio
 from modulerun import ansible_module
 from loopdisk import run
 from test_disk_facts import make_gpt_partitions
@@ -107,6 +108,10 @@ def test_the_module_terminated_mid_measurement_stops_fio_and_sets_values_back(lo
 
     def terminate_module(pids):
         assert max_sectors(disk) == 64  # the value being measured
+        # One process, its job a thread that dies with it: a forked job process (fio without
+        # --thread) outlives a killed fio, and waits forever if killed as it starts.
+        time.sleep(2)
+        assert fio_pids(disk.path) == pids and len(pids) == 1, (pids, fio_pids(disk.path))
         os.kill(parent_of(pids[0]), signal.SIGTERM)
 
     outcome = stopped_mid_fio(lambda: ansible_module("seq_read_probe", dict(
