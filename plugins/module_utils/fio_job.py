@@ -62,6 +62,13 @@ def unsynced(options):
     return [(k, v) for k, v in options if k not in ("fsync", "fdatasync", "sync")] + [("fsync", "0"), ("sync", "0")]
 
 
+# What every probe's fio run starts with: JSON output, no file made where a disk was named, and
+# --thread: fio's forked job processes start sessions of their own and outlive a killed module
+# (and Ansible's async timeout, which kills a process group), one killed while starting waiting
+# forever; threads die with fio.
+RUN_OPTIONS = ("--output-format=json", "--allow_file_create=0", "--thread")
+
+
 def fio_command(fio, targets, options, runtime, region, numjobs=1):
     """One fio invocation probing every target side by side, one job section per disk.
 
@@ -70,10 +77,7 @@ def fio_command(fio, targets, options, runtime, region, numjobs=1):
     region is split so each clone writes its own slice and nothing leaves the region.
     """
     offset, length = region
-    # --thread: fio's forked job processes start sessions of their own and outlive a killed
-    # module (and Ansible's async timeout, which kills a process group); threads die with fio.
-    argv = [fio, "--output-format=json", "--allow_file_create=0", "--thread", "--time_based",
-            "--runtime=%d" % runtime, "--offset=%d" % offset]
+    argv = [fio] + list(RUN_OPTIONS) + ["--time_based", "--runtime=%d" % runtime, "--offset=%d" % offset]
     if numjobs > 1:
         argv += ["--numjobs=%d" % numjobs, "--size=%d" % (length // numjobs),
                  "--offset_increment=%d" % (length // numjobs)]

@@ -260,12 +260,10 @@ def candidate_values(candidates, current, hw_max, page_kb=4):
 
 
 def read_command(fio, targets, runtime, block_size, region_bytes):
-    """One fio run reading every target side by side; --readonly makes fio refuse any write.
-    --thread, as the write probe's (fio_job.fio_command): a forked job process outlives its
-    killed fio, and one killed while starting waits for it forever."""
-    return [fio, "--output-format=json", "--readonly", "--allow_file_create=0", "--thread", "--ioengine=libaio",
-            "--direct=1", "--rw=read", "--iodepth=1", "--bs=%s" % block_size, "--time_based",
-            "--runtime=%d" % runtime, "--size=%d" % region_bytes] + fio_job.job_sections(targets)
+    """One fio run reading every target side by side; --readonly makes fio refuse any write."""
+    return [fio] + list(fio_job.RUN_OPTIONS) + [
+        "--readonly", "--ioengine=libaio", "--direct=1", "--rw=read", "--iodepth=1", "--bs=%s" % block_size,
+        "--time_based", "--runtime=%d" % runtime, "--size=%d" % region_bytes] + fio_job.job_sections(targets)
 
 
 def read_throughput(document):

@@ -109,7 +109,8 @@ def test_the_module_terminated_mid_measurement_stops_fio_and_sets_values_back(lo
     def terminate_module(pids):
         assert max_sectors(disk) == 64  # the value being measured
         # One process, its job a thread that dies with it: a forked job process (fio without
-        # --thread) outlives a killed fio, and waits forever if killed as it starts.
+        # --thread) outlives a killed fio, and waits forever if killed as it starts. The
+        # wait gives fio time to start its job.
         time.sleep(2)
         assert fio_pids(disk.path) == pids and len(pids) == 1, (pids, fio_pids(disk.path))
         os.kill(parent_of(pids[0]), signal.SIGTERM)
