@@ -8,12 +8,23 @@ import hashlib
 import mmap
 import os
 import subprocess
+import time
 
 GIB = 1024 ** 3
 
 
+class CommandFailed(subprocess.CalledProcessError):
+    """A failed command whose message holds what it printed on stderr, which names the cause."""
+
+    def __str__(self):
+        return "%s stderr: %s" % (super().__str__(), (self.stderr or "").strip())
+
+
 def run(argv, check=True):
-    return subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"), check=check)
+    done = subprocess.run(argv, capture_output=True, text=True, env=dict(os.environ, LC_ALL="C"), check=False)
+    if check and done.returncode:
+        raise CommandFailed(done.returncode, argv, done.stdout, done.stderr)
+    return done
 
 
 class LoopDisk:
@@ -101,10 +112,24 @@ def attach(backing, size_gib=8, sector_size=512):
     return LoopDisk(run(argv).stdout.strip(), str(backing))
 
 
+def delete_partitions(disk, seconds=30, check=True):
+    """Drop the kernel's partition nodes of ``disk``. The kernel refuses (EBUSY) while any process
+    holds a partition open, and programs that probe every block device (lsblk, blkid, modules
+    under test beside) do so for a moment: so retry until ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while disk.partitions():
+        failed = run(["partx", "--delete", disk.path], check=False)
+        if failed.returncode and time.monotonic() > deadline:
+            if check:
+                raise CommandFailed(failed.returncode, failed.args, failed.stdout, failed.stderr)
+            return
+        time.sleep(0.2)
+
+
 def detach(disk):
     """Undo everything a test may have left on the disk, then detach it."""
     run(["swapoff", disk.path], check=False)
     for part in disk.partitions():
         run(["swapoff", "/dev/" + part], check=False)
-    run(["partx", "-d", disk.path], check=False)
+    delete_partitions(disk, check=False)
     run(["losetup", "-d", disk.path], check=False)

@@ -8,7 +8,7 @@ import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness, blockdev
 from modulerun import ansible_module
-from loopdisk import GIB, run
+from loopdisk import GIB, delete_partitions, run
 from ondisk import md_v1_0_superblock, md_v1_2_superblock
 
 MIB = 1024 ** 2
@@ -164,7 +164,7 @@ def in_partition(disk, make):
     try:
         make("/dev/%sp1" % disk.name)
     finally:
-        run(["partx", "--delete", disk.path])
+        delete_partitions(disk)
 
 
 WIPED_TABLES = [

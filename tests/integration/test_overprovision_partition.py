@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from loopdisk import run
+from loopdisk import delete_partitions, run
 from modulerun import ansible_module
 from test_disk_facts import make_data_mid_disk, make_xfs
 from test_overprovision import GPT_BACKUP_BYTES, MIB, facts, layout, read_range
@@ -134,7 +134,7 @@ def test_restore_of_a_disk_blank_again_only_drops_it_from_the_record(loop_disks,
     disk = loop_disks()
     assert not partition(record, [{"device": disk.path}]).get("failed")
     run(["sgdisk", "--zap-all", disk.path])
-    run(["partx", "--delete", disk.path])
+    delete_partitions(disk)
     before = disk.checksum()
     result = restore(record, [{"device": disk.path}])
     assert not result.get("failed"), result.get("msg")

@@ -69,9 +69,11 @@ def zoo(tmp_path_factory):
         created.append(disk)
         return disk
 
-    yield Zoo(new_disk, tmp)
-    for disk in reversed(created):
-        detach(disk)
+    try:  # a preparation that fails must not leave the disks made before it attached
+        yield Zoo(new_disk, tmp)
+    finally:
+        for disk in reversed(created):
+            detach(disk)
 
 
 def check_case(disks, case, module, judge, expected, act):
