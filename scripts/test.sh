@@ -210,7 +210,8 @@ converge_key() {
 # already, the run boots it and goes straight to verify: prepare, converge and idempotence passed
 # on these very inputs.
 lab_default() {
-  local scenario="$1" key saved rc=0 labctl=(python3 lab/labctl.py --state-dir "$REPO_ROOT/.lab/molecule-$1")
+  local scenario="$1" key saved rc=0
+  local labctl=(python3 lab/labctl.py --state-dir "$REPO_ROOT/.lab/${CEPHOPS_LAB_SUITE:-molecule}-$1")
   key="$(converge_key)"
   saved="$CEPHOPS_CACHE/lab/converged-${CEPHOPS_LAB_SUITE:-default}-$key"
   molecule_timed destroy -s "$scenario" || return 1
@@ -254,18 +255,29 @@ stage_lab_ceph() {
 # Not in ALL_STAGES (make lab-releases): the default scenario again on Debian 11 and 13, the
 # lab's releases other than the default one, each on its own image (CEPHOPS_LAB_SUITE), without
 # the field-drive tests, which prove the emulated drives rather than the release, and the tests
-# marked same_on_every_release, which would only repeat Debian 12's run.
+# marked same_on_every_release, which would only repeat Debian 12's run. The two go at once,
+# each with a state and a molecule directory of its own and its output in
+# .build/logs/releases-SUITE.log: one after the other, the second left a core idle.
 stage_lab_releases() {
-  local suite start failed=0
+  local suite failed=0
+  local -A pid
   for suite in bullseye trixie; do
-    printf '\n--> the default scenario on %s\n' "$suite"
-    start=$SECONDS
-    if CEPHOPS_LAB_SUITE="$suite" PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_default releases; then
-      echo "$suite: PASS in $((SECONDS - start)) s"
-    else
-      echo "$suite: FAIL in $((SECONDS - start)) s"
-      failed=1
-    fi
+    (
+      start=$SECONDS
+      export CEPHOPS_LAB_SUITE="$suite" MOLECULE_EPHEMERAL_DIRECTORY="$REPO_ROOT/.lab/$suite-releases.molecule"
+      if PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_default releases; then
+        echo "$suite: PASS in $((SECONDS - start)) s"
+      else
+        echo "$suite: FAIL in $((SECONDS - start)) s"
+        exit 1
+      fi
+    ) >"$LOG_DIR/releases-$suite.log" 2>&1 &
+    pid[$suite]=$!
+  done
+  for suite in bullseye trixie; do
+    wait "${pid[$suite]}" || failed=1
+    printf '\n--> the default scenario on %s (.build/logs/releases-%s.log)\n' "$suite" "$suite"
+    cat "$LOG_DIR/releases-$suite.log"
   done
   return "$failed"
 }
