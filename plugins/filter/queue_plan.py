@@ -21,7 +21,7 @@ description:
     V(mq-deadline) to V(deadline)).
 author:
   - cephops maintainers (@cephops)
-positional: attribute, classes, models, overrides, extra
+positional: attribute, classes, models, overrides, extra, kept
 options:
   attribute:
     description: The queue attribute, for example V(scheduler) or V(max_sectors_kb).
@@ -54,6 +54,14 @@ options:
         it starts from the new scheduler's defaults.
     type: dict
     default: {}
+  kept:
+    description:
+      - Disk name to why it keeps the value it has (a change the role measured worse). Such a
+        disk is set back to that value now (its C(queues) group) and gets a udev rule of its own,
+        after those of its class and model, that keeps it at boot; without a serial or WWN to
+        match it gets none, and C(warnings) says so.
+    type: dict
+    default: {}
 extends_documentation_fragment:
   - cephops.osd_tuning.disk_inventory
 """
@@ -74,7 +82,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: C(queues) (block_queue groups), C(rules) (udev rules), C(chosen) (disk to value and source), C(legacy).
+  description: C(queues) (block_queue groups), C(rules) (udev rules), C(chosen) (disk to value and source), C(changing), C(legacy), C(warnings).
   type: dict
 """
 
@@ -83,9 +91,9 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan as planner
 
 
-def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None):
+def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None, kept=None):
     try:
-        return planner.plan(disks, attribute, classes, models or [], overrides or [], extra or {})
+        return planner.plan(disks, attribute, classes, models or [], overrides or [], extra or {}, kept=kept or {})
     except ValueError as exc:
         raise AnsibleFilterError("queue_plan: %s" % exc)
 

@@ -16,7 +16,7 @@ description:
     measured in both, with the setting the queue plan chose for the disk.
 author:
   - cephops maintainers (@cephops)
-positional: after, chosen, what
+positional: after, chosen, what, min_change_percent
 options:
   _input:
     description: The C(results) of the run before.
@@ -36,6 +36,12 @@ options:
     description: The name of the setting, for the line, for example V(scheduler).
     type: str
     required: true
+  min_change_percent:
+    description:
+      - How far, in per cent of the median before, the median after must move for the change to
+        be V(better) or V(worse); the spread of the runs must not overlap either.
+    type: float
+    default: 5
 """
 
 EXAMPLES = r"""
@@ -49,7 +55,11 @@ _value:
   description:
     - Per disk C(device), C(setting), C(before) and C(after) (each C(read_mib_s), the median,
       C(min_mib_s), C(max_mib_s), C(runs) and C(error)), C(change_percent) (null when a
-      side has no median), C(what) and C(line) (all of it in one line).
+      side has no median), C(verdict), C(why), C(what) and C(line) (all of it in one line).
+    - C(verdict) is V(worse) only when every run after is slower than every run before and the
+      median dropped by more than O(min_change_percent); V(better) likewise the other way;
+      otherwise V(same), and C(why) says which of the two did not hold (or that a side was not
+      measured).
   type: list
   elements: dict
 """
@@ -63,11 +73,29 @@ def _figure(result):
                 runs=row.get("runs", []), error=row.get("error"))
 
 
-def compare(before, after, chosen, what):
+def verdict(first, second, change, min_change_percent):
+    """``(verdict, why)`` of a change from the figure ``first`` to ``second`` (``change`` the
+    median's move in per cent): better or worse only when the runs' spreads do not overlap and
+    the median moved by more than ``min_change_percent``, so that a noisy host says same."""
+    if change is None:
+        return "same", "not measured on both sides"
+    if second["max_mib_s"] < first["min_mib_s"]:
+        direction = "worse"
+    elif second["min_mib_s"] > first["max_mib_s"]:
+        direction = "better"
+    else:
+        return "same", "the runs before and after overlap"
+    if abs(change) <= min_change_percent:
+        return "same", "the median moved by %.1f%%, not more than %s%%" % (abs(change), min_change_percent)
+    return direction, "every run %s and the median %+.1f%% (more than %s%%)" % (
+        "slower" if direction == "worse" else "faster", change, min_change_percent)
+
+
+def compare(before, after, chosen, what, min_change_percent=5):
     """Per disk measured in both ``before`` and ``after`` (seq_read_probe ``results``): the
     setting ``what`` (from the queue plan's ``chosen``), the median read speed with its spread
-    before and after, the change in per cent (null when either has no median) and a line
-    that says it all."""
+    before and after, the change in per cent (null when either has no median), the verdict
+    and a line that says it all."""
     after_by_disk = dict((result["device"], result) for result in after)
     figures = []
     for result in before:
@@ -79,6 +107,7 @@ def compare(before, after, chosen, what):
             change = round(100.0 * (second["read_mib_s"] - first["read_mib_s"]) / first["read_mib_s"], 1)
         figure = dict(device=result["device"], what=what, setting=(chosen.get(result["device"]) or {}).get("value"),
                       before=first, after=second, change_percent=change)
+        figure["verdict"], figure["why"] = verdict(first, second, change, float(min_change_percent))
         figure["line"] = describe(figure)
         figures.append(figure)
     return figures
@@ -91,9 +120,9 @@ def describe(figure):
             return "not measured (%s)" % speed["error"]
         return "%s MiB/s (%s-%s)" % (speed["read_mib_s"], speed["min_mib_s"], speed["max_mib_s"])
     change = "" if figure["change_percent"] is None else ", %+.1f%%" % figure["change_percent"]
-    return "%s: %s %s, sequential read %s -> %s%s, median of %d runs (min-max)" % (
+    return "%s: %s %s, sequential read %s -> %s%s, median of %d runs (min-max): %s, %s" % (
         figure["device"], figure["what"], figure["setting"], side(figure["before"]), side(figure["after"]), change,
-        len(figure["after"]["runs"]))
+        len(figure["after"]["runs"]), figure["verdict"], figure["why"])
 
 
 class FilterModule(object):

@@ -49,10 +49,12 @@ RETURN = r"""
 _value:
   description:
     - C(generated_at), C(read_figures) (what the figures are), C(summary) (C(hosts),
-      C(hosts_tuned), C(changes)) and C(hosts), per host C(host), C(status) (V(tuned) or
+      C(hosts_tuned), C(changes), C(undone)) and C(hosts), per host C(host), C(status) (V(tuned) or
       V(no_result)), C(roles), C(reboot_required) and C(disks), per disk C(device) and
-      C(changes), each with C(setting), C(value), C(source) and C(read) (C(before), C(after),
-      C(change_percent), C(line); null when the read speed was not measured).
+      C(changes), each with C(setting), C(value), C(source), C(read) (C(before), C(after),
+      C(change_percent), C(verdict), C(why), C(line); null when the read speed was not
+      measured) and C(undone) (true when the role put the value before back, the change
+      measured V(worse)).
   type: dict
 """
 
@@ -73,14 +75,16 @@ def _host(name, host_vars):
         if not result:
             continue
         figures = dict((figure["device"], figure) for figure in result.get("read_figures") or [])
+        undone = result.get("undone") or []
         for device in result.get("changing") or []:
             chosen = (result.get("chosen") or {}).get(device) or {}
             figure = figures.get(device)
             read = None
             if figure:
-                read = dict((key, figure[key]) for key in ("before", "after", "change_percent", "line"))
+                read = dict((key, figure.get(key)) for key in ("before", "after", "change_percent", "verdict", "why",
+                                                               "line"))
             disks.setdefault(device, []).append(dict(setting=what, value=chosen.get("value"),
-                                                     source=chosen.get("source"), read=read))
+                                                     source=chosen.get("source"), read=read, undone=device in undone))
     entry["disks"] = [dict(device=device, changes=disks[device]) for device in sorted(disks)]
     return entry
 
@@ -92,9 +96,12 @@ def build(hostvars, hosts, generated_at=None):
     return dict(
         generated_at=generated_at,
         read_figures=("sequential read (seq_read_probe, read-only, direct I/O) before and after the change: "
-                      "read_mib_s is the median of the runs, min_mib_s and max_mib_s their spread"),
+                      "read_mib_s is the median of the runs, min_mib_s and max_mib_s their spread; a change "
+                      "measured worse (every run slower, the median down by more than the minimum) is undone"),
         summary=dict(hosts=len(entries), hosts_tuned=sum(1 for e in entries if e["status"] == "tuned"),
-                     changes=sum(len(disk["changes"]) for e in entries for disk in e["disks"])),
+                     changes=sum(len(disk["changes"]) for e in entries for disk in e["disks"]),
+                     undone=sum(1 for e in entries for disk in e["disks"] for change in disk["changes"]
+                                if change["undone"])),
         hosts=entries)
 
 

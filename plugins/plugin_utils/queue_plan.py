@@ -100,10 +100,14 @@ def translate(value, legacy):
     return LEGACY_SCHEDULERS.get(value, value) if legacy else value
 
 
-def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=None):
+def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=None, kept=None):
     """``{queues, rules, chosen, changing}`` for block_queue, udev_queue_rules and the report.
 
     ``changing`` names the disks whose current value (as disk_facts reports it) differs.
+
+    ``kept`` maps a disk's name to why it keeps the value it had (a change measured worse):
+    the disk is set back to it now and gets a udev rule of its own that keeps it at boot, after
+    its class's and model's rules, where it has a serial or WWN to match.
 
     ``extra`` maps a class to more attributes that go with its value, for example
     ``{"hdd": {"fifo_batch": 16}}`` (scheduler tunables, written under ``iosched/``); model
@@ -122,12 +126,16 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
             wanted["iosched/%s" % name if attribute == "scheduler" else name] = tunable
         return wanted
 
-    groups, chosen, warnings, clamped = {}, {}, [], []
+    kept = kept or {}
+    groups, chosen, warnings, clamped, pinned = {}, {}, [], [], []
     for disk in disks:
         value, source, tunables = choose(disk, attribute, classes, models, overrides, extra)
         if value in UNMANAGED:
             continue
-        if attribute == "max_sectors_kb":
+        if disk["name"] in kept:
+            value, source, tunables = disk.get(attribute), "kept: %s" % kept[disk["name"]], None
+            pinned.append((disk, value, kept[disk["name"]]))
+        elif attribute == "max_sectors_kb":
             value, warning = clamp_max_sectors(disk, value)
             if warning:
                 warnings.append(warning)
@@ -164,6 +172,14 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
         else:
             warnings.append("%s: no serial or WWN, so its udev rule cannot be clamped; the kernel will refuse "
                             "the class value at boot and keep its default" % disk["name"])
+    for disk, value, why in pinned:
+        match = identity_match(disk)
+        if match:
+            rules.append(dict(comment="disk %s, kept at %s: %s" % (disk["name"], value, why), match=match,
+                              attributes={attribute: value}))
+        else:
+            warnings.append("%s: no serial or WWN, so no udev rule keeps it at %s at boot (%s)" % (
+                disk["name"], value, why))
     changing = sorted(d["name"] for d in disks if d["name"] in chosen and str(chosen[d["name"]]["value"]) != str(
         d.get(attribute)))
     return dict(queues=queues, rules=rules, chosen=chosen, changing=changing, legacy=legacy, warnings=warnings)

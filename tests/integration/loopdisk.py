@@ -9,8 +9,10 @@ import mmap
 import os
 import subprocess
 import time
+import uuid
 
 GIB = 1024 ** 3
+BLKIO = "/sys/fs/cgroup/blkio"
 
 
 class CommandFailed(subprocess.CalledProcessError):
@@ -133,3 +135,46 @@ def detach(disk):
         run(["swapoff", "/dev/" + part], check=False)
     delete_partitions(disk, check=False)
     run(["losetup", "-d", disk.path], check=False)
+
+
+class Throttle:
+    """A blkio cgroup whose limits, ``(knob, disk, value)`` such as ``("read_iops_device", disk,
+    100)``, hold for the processes started in it: a disk as slow as a real one, on its own."""
+
+    def __init__(self, limits):
+        self.path = os.path.join(BLKIO, "cephops-test-" + uuid.uuid4().hex[:12])
+        os.mkdir(self.path)
+        for knob, disk, value in limits:
+            rdev = os.stat(disk.path).st_rdev
+            with open(os.path.join(self.path, "blkio.throttle." + knob), "w") as handle:
+                handle.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), value))
+
+    def enter(self):
+        """preexec_fn: the child and everything it starts (fio included) join the cgroup."""
+        with open(os.path.join(self.path, "cgroup.procs"), "w") as handle:
+            handle.write(str(os.getpid()))
+
+    def remove(self, timeout=30):
+        """Removes the cgroup once its processes are gone: async_wrapper's watcher can still be
+        exiting when ansible-playbook has read the job's result. A process still there after
+        ``timeout`` is a leak the play left behind, and fails the test by name."""
+        procs = os.path.join(self.path, "cgroup.procs")
+        deadline = time.monotonic() + timeout
+        while True:
+            with open(procs) as handle:
+                pids = handle.read().split()
+            if not pids or time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        leftovers = []
+        for pid in pids:
+            try:
+                with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                    leftovers.append("%s: %s" % (pid, handle.read().replace(b"\0", b" ").decode(errors="replace")))
+                os.kill(int(pid), 9)
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+        if leftovers:
+            time.sleep(1)
+        os.rmdir(self.path)
+        assert not leftovers, "processes outlived the play in the throttled cgroup:\n" + "\n".join(leftovers)

@@ -149,10 +149,11 @@ def deprecations(report):
     return []
 
 
-def run_playbook(argv, env):
+def run_playbook(argv, env, preexec_fn=None):
     """(rc, JSON report) of one ``ansible-playbook`` run with a json_env(); fails on any warning
     or deprecation."""
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tempfile.gettempdir(), check=False,
+                          preexec_fn=preexec_fn)
     try:
         report = json.loads(proc.stdout)
     except ValueError:

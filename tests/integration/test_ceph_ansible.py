@@ -18,12 +18,12 @@ import json
 import os
 import subprocess
 import time
-import uuid
 
 import pytest
 import yaml
 
 from conftest import REPO_ROOT, TABLES
+from loopdisk import Throttle
 from modulerun import json_env
 from test_ceph_volume_inventory import only_these_disks
 from test_disk_gate import EASY, thresholds
@@ -49,7 +49,6 @@ BRANCHES = [Branch("stable-8.0", "CEPH_ANSIBLE_DIR", "1.2.1", "CONFIG_TEMPLATE_D
 CLUSTER = "cephops-test"
 REPORT_TASK = "Device variables ceph-osd would receive"
 CEPH_ANSIBLE_VARS = ("devices", "dedicated_devices", "bluestore_wal_devices", "lvm_volumes", "osd_auto_discovery")
-BLKIO = "/sys/fs/cgroup/blkio"
 # Write requests a second the slow disk gets: fio's write+fsync pairs then reach ~25 IOPS,
 # against several hundred on a free loop disk; the thresholds sit in between.
 SLOW_WRITE_IOPS = 50
@@ -148,49 +147,6 @@ def inventory(hosts, tmp_path):
                      "osds": {"hosts": dict((name, dict(local, **variables)) for name, variables in hosts.items())}}}}
 
 
-class Throttle:
-    """A blkio cgroup limiting writes to ``disks`` for the processes started in it."""
-
-    def __init__(self, disks):
-        self.path = os.path.join(BLKIO, "cephops-test-" + uuid.uuid4().hex[:12])
-        os.mkdir(self.path)
-        with open(os.path.join(self.path, "blkio.throttle.write_iops_device"), "w") as handle:
-            for disk in disks:
-                rdev = os.stat(disk.path).st_rdev
-                handle.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), SLOW_WRITE_IOPS))
-                handle.flush()
-
-    def enter(self):
-        """preexec_fn: the child and everything it starts (fio included) join the cgroup."""
-        with open(os.path.join(self.path, "cgroup.procs"), "w") as handle:
-            handle.write(str(os.getpid()))
-
-    def remove(self, timeout=30):
-        """Removes the cgroup once its processes are gone: async_wrapper's watcher can still be
-        exiting when ansible-playbook has read the job's result. A process still there after
-        ``timeout`` is a leak the play left behind, and fails the test by name."""
-        procs = os.path.join(self.path, "cgroup.procs")
-        deadline = time.monotonic() + timeout
-        while True:
-            with open(procs) as handle:
-                pids = handle.read().split()
-            if not pids or time.monotonic() > deadline:
-                break
-            time.sleep(0.5)
-        leftovers = []
-        for pid in pids:
-            try:
-                with open("/proc/%s/cmdline" % pid, "rb") as handle:
-                    leftovers.append("%s: %s" % (pid, handle.read().replace(b"\0", b" ").decode(errors="replace")))
-                os.kill(int(pid), 9)
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-        if leftovers:
-            time.sleep(1)
-        os.rmdir(self.path)
-        assert not leftovers, "processes outlived the play in the throttled cgroup:\n" + "\n".join(leftovers)
-
-
 def run_site(tmp_path, hosts, host_groups, slow, mount_ns, branch):
     """The play's JSON report; it runs in ``mount_ns``, whose /sys/block holds the test's disks."""
     (tmp_path / "hosts.yml").write_text(yaml.safe_dump(inventory(hosts, tmp_path)))
@@ -206,7 +162,7 @@ def run_site(tmp_path, hosts, host_groups, slow, mount_ns, branch):
     # ceph-ansible's switch to gather each host's facts on the host, all at once, not one after another.
     argv = ["ansible-playbook", "--inventory", str(tmp_path / "hosts.yml"), "--extra-vars", "delegate_facts_host=false",
             str(tmp_path / "site.yml")]
-    throttle = Throttle(slow)
+    throttle = Throttle([("write_iops_device", disk, SLOW_WRITE_IOPS) for disk in slow])
     try:
         proc = subprocess.run(mount_ns + argv, capture_output=True, text=True, env=env, cwd=branch.dir,
                               check=False, preexec_fn=throttle.enter)

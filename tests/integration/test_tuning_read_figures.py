@@ -2,14 +2,17 @@
 scheduler or max_sectors_kb changes gets the median of 5 reads with its spread before and after,
 in the play's summary and in the tuning report site.yml writes to cephops_report_dir, and those
 reads are reads of that disk (its read counter grows by what they report); a disk that does not
-change gets no figure and no read. And the roles' device lists set in group_vars limit them
-under site.yml, which hands them its whole inventory."""
+change gets no figure and no read. A change that makes a disk slower (a blkio cgroup limits its
+read requests per second, so smaller requests read less) is measured worse and put back unless
+the user keeps it; one that does not is kept. And the roles' device lists set in group_vars limit
+them under site.yml, which hands them its whole inventory."""
 
 import json
 import os
 
 import pytest
 
+from loopdisk import Throttle
 from modulerun import ansible_module, json_env, run_playbook
 
 SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "playbooks", "site.yml")
@@ -53,6 +56,32 @@ def hdd(disk):
     return dict(found[0], **{"class": "hdd"})
 
 
+def play_queue_roles(records, tmp_path, throttle=None, **variables):
+    """(rc, JSON report, tuning.json) of site.yml's two queue roles (and its always-tagged
+    inventory, summary and reports) on the disks of ``records``, 1 s reads, nothing persistent: no
+    udev rules, no kernel command line. With ``throttle``, the play runs in its cgroup."""
+    reports = tmp_path / "reports"
+    extra = dict(cephops_osd_hosts="all", cephops_report_dir=str(reports),
+                 io_scheduler_disks=records, io_scheduler_hdd="mq-deadline", io_scheduler_udev_enabled=False,
+                 io_scheduler_grub_enabled=False, io_scheduler_report_runtime=1,
+                 io_scheduler_record_dir=str(tmp_path / "records"),
+                 max_sectors_kb_disks=records, max_sectors_kb_hdd=64, max_sectors_kb_udev_enabled=False,
+                 max_sectors_kb_report_runtime=1, max_sectors_kb_record_dir=str(tmp_path / "records"), **variables)
+    argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local", "--extra-vars", json.dumps(extra),
+            "--tags", "io_scheduler,max_sectors_kb", SITE]
+    rc, played = run_playbook(argv, json_env(), preexec_fn=throttle.enter if throttle else None)
+    report = json.loads((reports / "tuning.json").read_text()) if rc == 0 else None
+    return rc, played, report
+
+
+def task_msg(played, name):
+    """The message of the one task called ``name`` (in a role or not) that ran."""
+    found = [task["hosts"]["localhost"] for task in played["plays"][0]["tasks"]
+             if task["task"]["name"].split(" : ")[-1] == name and not task["hosts"]["localhost"].get("skipped")]
+    assert len(found) == 1, (name, found)
+    return found[0]["msg"]
+
+
 def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_restored, tmp_path):
     first, second, settled = loop_disks(), loop_disks(), loop_disks()
     disks = (first, second, settled)
@@ -64,27 +93,16 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
     set_queue(settled, "scheduler", "mq-deadline")
     set_queue(settled, "max_sectors_kb", "64")
     records = [hdd(d) for d in disks]
-    reports = tmp_path / "reports"
-    # Only the two queue roles (and site.yml's always-tagged inventory, summary and reports), on
-    # the loop disks alone; nothing persistent: no udev rules, no kernel command line.
-    extra = dict(cephops_osd_hosts="all", cephops_report_dir=str(reports),
-                 io_scheduler_disks=records, io_scheduler_hdd="mq-deadline", io_scheduler_udev_enabled=False,
-                 io_scheduler_grub_enabled=False, io_scheduler_report_runtime=1,
-                 io_scheduler_record_dir=str(tmp_path / "records"),
-                 max_sectors_kb_disks=records, max_sectors_kb_hdd=64, max_sectors_kb_udev_enabled=False,
-                 max_sectors_kb_report_runtime=1, max_sectors_kb_record_dir=str(tmp_path / "records"))
-    argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local", "--extra-vars", json.dumps(extra),
-            "--tags", "io_scheduler,max_sectors_kb", SITE]
     read_before = dict((d.name, mib_read(d)) for d in disks)
-    rc, played = run_playbook(argv, json_env())
+    # Kept whatever their verdict, which this test does not choose: it proves where the figures come from.
+    rc, played, report = play_queue_roles(records, tmp_path, io_scheduler_keep_worse=True, max_sectors_kb_keep_worse=True)
     assert rc == 0, json.dumps(played)[-3000:]
     read = dict((d.name, mib_read(d) - read_before[d.name]) for d in disks)
 
-    report = json.loads((reports / "tuning.json").read_text())
     host, = report["hosts"]
     assert (host["host"], host["status"], host["roles"]) == ("localhost", "tuned", ["max_sectors_kb", "scheduler"])
     assert [disk["device"] for disk in host["disks"]] == sorted([first.name, second.name]), host
-    assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 4}
+    assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 4, "undone": 0}
     reported = dict((d.name, 0.0) for d in disks)
     lines = []
     for disk in host["disks"]:
@@ -100,9 +118,12 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
                 reported[disk["device"]] += sum(side["runs"])  # 1 s each
             assert figure["line"].startswith("%s: %s %s, sequential read " % (disk["device"], change["setting"],
                                                                               change["value"]))
+            assert figure["line"].endswith(": %s, %s" % (figure["verdict"], figure["why"]))
+            assert figure["verdict"] in ("better", "same", "worse") and change["undone"] is False
             lines.append(figure["line"])
-    summary = [task for task in played["plays"][0]["tasks"] if task["task"]["name"] == "Summary of this host"]
-    assert sorted(summary[0]["hosts"]["localhost"]["msg"]["read_speed"]) == sorted(lines)
+    summary = task_msg(played, "Summary of this host")
+    assert sorted(summary["read_speed"]) == sorted(lines)
+    assert summary["undone"] == {"scheduler": [], "max_sectors_kb": []}
     assert "[mq-deadline]" in queue(first, "scheduler") and queue(first, "max_sectors_kb") == "64"
     # fio's MiB/s of 1 s runs against the kernel's count of what was read from each disk: the
     # 20 runs read the changed disk, and little else did (disk_facts samples 64 MiB).
@@ -110,6 +131,49 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
         assert 0.8 * reported[disk.name] <= read[disk.name] <= 1.25 * reported[disk.name] + 128, (reported, read)
     # The settled disk was only inventoried (disk_facts samples its start), never measured.
     assert read[settled.name] < 0.05 * reported[first.name], (reported, read)
+
+
+def test_a_change_measured_worse_is_put_back_unless_kept_and_one_that_is_not_stays(loop_disks, queues_restored,
+                                                                                   tmp_path):
+    # max_sectors_kb 512 -> 64 splits each read into eight times the requests: under a limit of
+    # requests per second the slowed disk reads an eighth; under a limit of bytes per second the
+    # steady one reads the same. The scheduler change (none -> mq-deadline) changes neither.
+    slowed, steady = loop_disks(), loop_disks()
+    for disk in (slowed, steady):
+        queues_restored(disk)
+        set_queue(disk, "scheduler", "none")
+        set_queue(disk, "max_sectors_kb", "512")
+    records = [hdd(d) for d in (slowed, steady)]
+    throttle = Throttle([("read_iops_device", slowed, 100), ("read_bps_device", steady, 20 * MIB)])
+    try:
+        rc, played, report = play_queue_roles(records, tmp_path, throttle)
+        assert rc == 0, json.dumps(played)[-3000:]
+        changes = dict(((disk["device"], change["setting"]), change) for disk in report["hosts"][0]["disks"]
+                       for change in disk["changes"])
+        worse = changes[(slowed.name, "max_sectors_kb")]
+        assert (worse["value"], worse["read"]["verdict"], worse["undone"]) == (64, "worse", True), worse["read"]["line"]
+        assert worse["read"]["after"]["max_mib_s"] < worse["read"]["before"]["min_mib_s"]
+        for key in ((steady.name, "max_sectors_kb"), (slowed.name, "scheduler"), (steady.name, "scheduler")):
+            assert (changes[key]["read"]["verdict"], changes[key]["undone"]) == ("same", False), changes[key]["read"]["line"]
+        assert report["summary"]["undone"] == 1
+        assert task_msg(played, "Summary of this host")["undone"] == {"scheduler": [], "max_sectors_kb": [slowed.name]}
+        assert task_msg(played, "Show the changes put back") == [
+            "undone, " + worse["read"]["line"],
+            "%s: no serial or WWN, so no udev rule keeps it at 512 at boot (measured worse: %s)" % (
+                slowed.name, worse["read"]["why"])]
+        assert queue(slowed, "max_sectors_kb") == "512" and queue(steady, "max_sectors_kb") == "64"
+        assert "[mq-deadline]" in queue(slowed, "scheduler") and "[mq-deadline]" in queue(steady, "scheduler")
+
+        # Kept on purpose: measured worse again, and left as chosen.
+        records = [hdd(d) for d in (slowed, steady)]
+        rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_keep_worse=True)
+        assert rc == 0, json.dumps(played)[-3000:]
+        kept, = [change for disk in report["hosts"][0]["disks"] for change in disk["changes"]
+                 if disk["device"] == slowed.name and change["setting"] == "max_sectors_kb"]
+        assert (kept["read"]["verdict"], kept["undone"]) == ("worse", False), kept["read"]["line"]
+        assert queue(slowed, "max_sectors_kb") == "64"
+    finally:
+        throttle.remove()
 
 
 def test_site_yml_tunes_only_the_disks_group_vars_name(loop_disks, queues_restored, tmp_path):

@@ -19,7 +19,9 @@ def test_pairs_disks_measured_before_and_after_with_spread_and_change():
     assert (figure["before"]["read_mib_s"], figure["before"]["min_mib_s"], figure["before"]["max_mib_s"]) == (100.0, 98.0, 101.0)
     assert figure["after"]["read_mib_s"] == 110.0 and figure["change_percent"] == 10.0
     assert figure["line"] == ("sdb: max_sectors_kb 64, sequential read 100.0 MiB/s (98.0-101.0) -> "
-                              "110.0 MiB/s (108.0-111.0), +10.0%, median of 5 runs (min-max)")
+                              "110.0 MiB/s (108.0-111.0), +10.0%, median of 5 runs (min-max): better, every run "
+                              "faster and the median +10.0% (more than 5.0%)")
+    assert (figure["verdict"], figure["why"]) == ("better", "every run faster and the median +10.0% (more than 5.0%)")
 
 
 def test_a_failed_side_has_no_change_and_says_why():
@@ -27,3 +29,25 @@ def test_a_failed_side_has_no_change_and_says_why():
                                    {"sdb": {"value": "none"}}, "scheduler")
     assert figure["change_percent"] is None
     assert "-> not measured (timed out)" in figure["line"]
+    assert (figure["verdict"], figure["why"]) == ("same", "not measured on both sides")
+
+
+def verdict_of(before_runs, after_runs, min_change_percent=5):
+    figure, = read_figures.compare([result("sdb", before_runs)], [result("sdb", after_runs)],
+                                   {"sdb": {"value": 64}}, "max_sectors_kb", min_change_percent)
+    return figure["verdict"], figure["why"]
+
+
+def test_worse_needs_every_run_slower_and_the_median_down_by_more_than_the_minimum():
+    assert verdict_of([50.0, 51.0, 49.0, 50.0, 52.0], [6.0, 6.5, 6.2, 6.1, 6.3]) == (
+        "worse", "every run slower and the median -87.6% (more than 5.0%)")
+    # Apart, but by no more than the minimum: same.
+    assert verdict_of([100.0, 100.5, 100.2, 100.1, 100.3], [96.0, 96.2, 96.1, 96.3, 96.4]) == (
+        "same", "the median moved by 4.0%, not more than 5.0%")
+    assert verdict_of([100.0, 100.5, 100.2, 100.1, 100.3], [96.0, 96.2, 96.1, 96.3, 96.4], 3)[0] == "worse"
+
+
+def test_a_noisy_host_says_same_and_that_the_runs_overlapped():
+    # The median fell by a third, but one run after is as fast as one before.
+    assert verdict_of([90.0, 100.0, 110.0, 100.0, 60.0], [60.0, 66.0, 70.0, 64.0, 68.0]) == (
+        "same", "the runs before and after overlap")

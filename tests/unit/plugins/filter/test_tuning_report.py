@@ -28,9 +28,21 @@ def test_every_change_per_disk_with_its_figures_and_hosts_without_results():
     scheduler, max_sectors = disk["changes"]
     assert (scheduler["setting"], scheduler["value"], scheduler["source"]) == ("scheduler", "mq-deadline", "class hdd")
     assert scheduler["read"]["before"]["read_mib_s"] == 100.0 and scheduler["read"]["after"]["min_mib_s"] == 108.0
-    assert scheduler["read"]["change_percent"] == 10.0
+    assert (scheduler["read"]["change_percent"], scheduler["read"]["verdict"], scheduler["undone"]) == (10.0, "better", False)
     assert (max_sectors["setting"], max_sectors["value"], max_sectors["read"]) == ("max_sectors_kb", 64, None)
     assert [(h["host"], h["status"], h["disks"]) for h in (failed, unreachable)] == [("osd2", "no_result", []),
                                                                                      ("gone", "no_result", [])]
-    assert report["summary"] == {"hosts": 3, "hosts_tuned": 1, "changes": 2}
+    assert report["summary"] == {"hosts": 3, "hosts_tuned": 1, "changes": 2, "undone": 0}
     assert report["generated_at"] == "2026-01-01T00:00:00Z"
+
+
+def test_a_change_measured_worse_and_put_back_is_listed_as_undone():
+    chosen = {"sdb": {"value": 64, "source": "class hdd"}}
+    figures = read_figures.compare([probe("sdb", [50.0, 51.0, 49.0, 50.0, 52.0])],
+                                   [probe("sdb", [6.0, 6.5, 6.2, 6.1, 6.3])], chosen, "max_sectors_kb")
+    hostvars = {"osd1": {"max_sectors_kb_result": {"chosen": chosen, "changing": ["sdb"], "read_figures": figures,
+                                                   "undone": ["sdb"]}}}
+    report = tuning_report.build(hostvars, ["osd1"])
+    change, = report["hosts"][0]["disks"][0]["changes"]
+    assert (change["value"], change["read"]["verdict"], change["undone"]) == (64, "worse", True)
+    assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 1, "undone": 1}

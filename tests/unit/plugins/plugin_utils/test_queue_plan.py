@@ -211,6 +211,35 @@ def test_clamp_without_identity_is_said():
     assert result["warnings"][-1].startswith("sda: no serial or WWN, so its udev rule cannot be clamped")
 
 
+def test_a_kept_disk_goes_back_to_its_value_and_a_rule_of_its_own_keeps_it_at_boot():
+    disks = [dict(disk("sda", "sata", serial="SSD-A"), max_sectors_kb=512, max_hw_sectors_kb=32767),
+             dict(disk("sdb", "sata", serial="SSD-B"), max_sectors_kb=512, max_hw_sectors_kb=32767),
+             dict(disk("sdc", "sata"), max_sectors_kb=256, max_hw_sectors_kb=32767)]
+    why = "measured worse"
+    result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 64}, kept={"sda": why, "sdc": why})
+    assert result["chosen"] == {"sda": {"value": 512, "source": "kept: measured worse"},
+                                "sdb": {"value": 64, "source": "class ssd"},
+                                "sdc": {"value": 256, "source": "kept: measured worse"}}
+    assert result["queues"] == [{"devices": ["sda"], "attributes": {"max_sectors_kb": 512}},
+                                {"devices": ["sdb"], "attributes": {"max_sectors_kb": 64}},
+                                {"devices": ["sdc"], "attributes": {"max_sectors_kb": 256}}]
+    assert result["changing"] == ["sdb"]
+    # The class rule still covers every SSD; the kept disk's own rule comes after it and wins.
+    assert result["rules"] == [
+        {"comment": "class ssd", "match": queue_plan.CLASS_RULES["ssd"], "attributes": {"max_sectors_kb": 64}},
+        {"comment": "disk sda, kept at 512: measured worse", "match": {"ENV{ID_SERIAL_SHORT}": "SSD-A"},
+         "attributes": {"max_sectors_kb": 512}}]
+    assert result["warnings"] == ["sdc: no serial or WWN, so no udev rule keeps it at 256 at boot (measured worse)"]
+
+
+def test_a_kept_scheduler_drops_the_class_tunables():
+    disks = [dict(disk("sdb", "sata", rotational=True, serial="HDD-B"), scheduler="bfq")]
+    result = queue_plan.plan(disks, "scheduler", {"hdd": "mq-deadline"}, extra={"hdd": {"fifo_batch": 16}},
+                             kept={"sdb": "measured worse"})
+    assert result["queues"] == [{"devices": ["sdb"], "attributes": {"scheduler": "bfq"}}]
+    assert result["rules"][-1]["attributes"] == {"scheduler": "bfq"}
+
+
 def test_zero_leaves_a_class_alone():
     assert queue_plan.plan(ZOO, "max_sectors_kb", {"ssd": 0, "hdd": 64})["chosen"] == {
         "sdb": {"value": 64, "source": "class hdd"}}
