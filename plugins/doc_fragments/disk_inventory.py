@@ -42,3 +42,12 @@ options:
     elements: str
     default: []
 """
+
+    # The queue plan's choice, which the filters that judge or remember a queue change take.
+    CHOSEN = r"""
+options:
+  chosen:
+    description: The C(chosen) of M(cephops.osd_tuning.queue_plan) (disk to value and source).
+    type: dict
+    required: true
+"""

@@ -28,10 +28,6 @@ options:
     type: list
     elements: dict
     required: true
-  chosen:
-    description: The C(chosen) of M(cephops.osd_tuning.queue_plan) (disk to value and source).
-    type: dict
-    required: true
   what:
     description: The name of the setting, for the line, for example V(scheduler).
     type: str
@@ -42,6 +38,8 @@ options:
         be V(better) or V(worse); the spread of the runs must not overlap either.
     type: float
     default: 5
+extends_documentation_fragment:
+  - cephops.osd_tuning.disk_inventory.chosen
 """
 
 EXAMPLES = r"""

@@ -49,8 +49,10 @@ RETURN = r"""
 _value:
   description:
     - C(generated_at), C(read_figures) (what the figures are), C(summary) (C(hosts),
-      C(hosts_tuned), C(changes), C(undone)) and C(hosts), per host C(host), C(status) (V(tuned) or
-      V(no_result)), C(roles), C(reboot_required) and C(disks), per disk C(device) and
+      C(hosts_tuned), C(changes), C(undone), C(kept_off)) and C(hosts), per host C(host), C(status)
+      (V(tuned) or V(no_result)), C(roles), C(reboot_required), C(kept_off) (per change an earlier
+      run measured worse and this one did not try again, C(device), C(setting) and C(why)) and
+      C(disks), per disk C(device) and
       C(changes), each with C(setting), C(value), C(source), C(read) (C(before), C(after),
       C(change_percent), C(verdict), C(why), C(line); null when the read speed was not
       measured) and C(undone) (true when the role put the value before back, the change
@@ -68,12 +70,14 @@ ROLES = (("scheduler", "io_scheduler_result"), ("max_sectors_kb", "max_sectors_k
 def _host(name, host_vars):
     results = dict((what, host_vars.get(variable)) for what, variable in ROLES if host_vars.get(variable))
     entry = dict(host=name, status="tuned" if results else "no_result", roles=sorted(results),
-                 reboot_required=bool(host_vars.get("io_scheduler_reboot_required")), disks=[])
+                 reboot_required=bool(host_vars.get("io_scheduler_reboot_required")), kept_off=[], disks=[])
     disks = {}
     for what, _variable in ROLES:
         result = results.get(what)
         if not result:
             continue
+        entry["kept_off"] += [dict(device=device, setting=what, why=why)
+                              for device, why in sorted((result.get("kept_off") or {}).items())]
         figures = dict((figure["device"], figure) for figure in result.get("read_figures") or [])
         undone = result.get("undone") or []
         for device in result.get("changing") or []:
@@ -101,7 +105,8 @@ def build(hostvars, hosts, generated_at=None):
         summary=dict(hosts=len(entries), hosts_tuned=sum(1 for e in entries if e["status"] == "tuned"),
                      changes=sum(len(disk["changes"]) for e in entries for disk in e["disks"]),
                      undone=sum(1 for e in entries for disk in e["disks"] for change in disk["changes"]
-                                if change["undone"])),
+                                if change["undone"]),
+                     kept_off=sum(len(e["kept_off"]) for e in entries)),
         hosts=entries)
 
 

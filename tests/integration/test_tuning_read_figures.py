@@ -9,6 +9,7 @@ them under site.yml, which hands them its whole inventory."""
 
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -102,7 +103,7 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
     host, = report["hosts"]
     assert (host["host"], host["status"], host["roles"]) == ("localhost", "tuned", ["max_sectors_kb", "scheduler"])
     assert [disk["device"] for disk in host["disks"]] == sorted([first.name, second.name]), host
-    assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 4, "undone": 0}
+    assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 4, "undone": 0, "kept_off": 0}
     reported = dict((d.name, 0.0) for d in disks)
     lines = []
     for disk in host["disks"]:
@@ -133,8 +134,8 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
     assert read[settled.name] < 0.05 * reported[first.name], (reported, read)
 
 
-def test_a_change_measured_worse_is_put_back_unless_kept_and_one_that_is_not_stays(loop_disks, queues_restored,
-                                                                                   tmp_path):
+def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_that_is_not_stays(
+        loop_disks, queues_restored, tmp_path):
     # max_sectors_kb 512 -> 64 splits each read into eight times the requests: under a limit of
     # requests per second the slowed disk reads an eighth; under a limit of bytes per second the
     # steady one reads the same. The scheduler change (none -> mq-deadline) changes neither.
@@ -163,9 +164,32 @@ def test_a_change_measured_worse_is_put_back_unless_kept_and_one_that_is_not_sta
                 slowed.name, worse["read"]["why"])]
         assert queue(slowed, "max_sectors_kb") == "512" and queue(steady, "max_sectors_kb") == "64"
         assert "[mq-deadline]" in queue(slowed, "scheduler") and "[mq-deadline]" in queue(steady, "scheduler")
+        memory = tmp_path / "records" / "max_sectors_kb-verdicts.json"
+        remembered, = json.loads(memory.read_text())["verdicts"]
+        assert (remembered["identity"], remembered["value"], remembered["why"]) == (
+            "name " + slowed.name, 64, worse["read"]["why"])
+
+        # The next run keeps the change off without trying or measuring it, and changes nothing.
+        records = [hdd(d) for d in (slowed, steady)]
+        rc, played, report = play_queue_roles(records, tmp_path, throttle)
+        assert rc == 0, json.dumps(played)[-3000:]
+        why = "max_sectors_kb 64 measured worse on %s with the same firmware: %s" % (remembered["date"], worse["read"]["why"])
+        assert report["hosts"][0]["kept_off"] == [dict(device=slowed.name, setting="max_sectors_kb", why=why)]
+        assert report["hosts"][0]["disks"] == []
+        assert [task["task"]["name"] for task in played["plays"][0]["tasks"]  # the report has a new date
+                if task["hosts"]["localhost"].get("changed")] == [
+            "Write the tuning report, with the read figures before and after each change"]
+        assert task_msg(played, "Show the changes kept off") == ["%s: kept off, %s" % (slowed.name, why)]
+        assert task_msg(played, "Summary of this host")["kept_off"] == {"scheduler": {}, "max_sectors_kb": {slowed.name: why}}
+        assert queue(slowed, "max_sectors_kb") == "512"
+
+        # Asked to measure again: tried, worse again, put back again.
+        rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_remeasure=True)
+        assert rc == 0, json.dumps(played)[-3000:]
+        assert report["hosts"][0]["kept_off"] == [] and report["summary"]["undone"] == 1
+        assert queue(slowed, "max_sectors_kb") == "512"
 
         # Kept on purpose: measured worse again, and left as chosen.
-        records = [hdd(d) for d in (slowed, steady)]
         rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_keep_worse=True)
         assert rc == 0, json.dumps(played)[-3000:]
         kept, = [change for disk in report["hosts"][0]["disks"] for change in disk["changes"]
@@ -174,6 +198,14 @@ def test_a_change_measured_worse_is_put_back_unless_kept_and_one_that_is_not_sta
         assert queue(slowed, "max_sectors_kb") == "64"
     finally:
         throttle.remove()
+
+    # The rollback entry point forgets the verdicts.
+    rollback = ["ansible", "localhost", "--connection", "local", "--module-name", "ansible.builtin.include_role",
+                "--args", "name=cephops.osd_tuning.max_sectors_kb tasks_from=rollback",
+                "--extra-vars", json.dumps(dict(max_sectors_kb_record_dir=str(tmp_path / "records")))]
+    done = subprocess.run(rollback, capture_output=True, text=True, env=json_env(), check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert not memory.exists()
 
 
 def test_site_yml_tunes_only_the_disks_group_vars_name(loop_disks, queues_restored, tmp_path):

@@ -32,7 +32,7 @@ def test_every_change_per_disk_with_its_figures_and_hosts_without_results():
     assert (max_sectors["setting"], max_sectors["value"], max_sectors["read"]) == ("max_sectors_kb", 64, None)
     assert [(h["host"], h["status"], h["disks"]) for h in (failed, unreachable)] == [("osd2", "no_result", []),
                                                                                      ("gone", "no_result", [])]
-    assert report["summary"] == {"hosts": 3, "hosts_tuned": 1, "changes": 2, "undone": 0}
+    assert report["summary"] == {"hosts": 3, "hosts_tuned": 1, "changes": 2, "undone": 0, "kept_off": 0}
     assert report["generated_at"] == "2026-01-01T00:00:00Z"
 
 
@@ -45,4 +45,12 @@ def test_a_change_measured_worse_and_put_back_is_listed_as_undone():
     report = tuning_report.build(hostvars, ["osd1"])
     change, = report["hosts"][0]["disks"][0]["changes"]
     assert (change["value"], change["read"]["verdict"], change["undone"]) == (64, "worse", True)
-    assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 1, "undone": 1}
+    assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 1, "undone": 1, "kept_off": 0}
+
+
+def test_a_change_kept_off_by_an_earlier_verdict_is_listed_per_host():
+    hostvars = {"osd1": {"max_sectors_kb_result": {"chosen": {"sdb": {"value": 512, "source": "kept: w"}}, "changing": [],
+                                                   "read_figures": [], "undone": [], "kept_off": {"sdb": "w"}}}}
+    report = tuning_report.build(hostvars, ["osd1"])
+    assert report["hosts"][0]["kept_off"] == [{"device": "sdb", "setting": "max_sectors_kb", "why": "w"}]
+    assert report["hosts"][0]["disks"] == [] and report["summary"]["kept_off"] == 1
