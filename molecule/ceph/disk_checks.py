@@ -1,11 +1,9 @@
 """Every zoo disk of a lab VM compared with what it held when the VM was made: the pre-filled
 disks with their base images, the blank ones with an empty image of their size. Taken with the
-VM paused, so the guest cannot write while its disks are read.
-
-usage: disk_checks.py VM OUT.json   (CEPHOPS_LAB_STATE_DIR names the lab; the ceph variant)
+VM paused, so the guest cannot write while its disks are read. CEPHOPS_LAB_STATE_DIR names
+the lab (the ceph variant).
 """
 
-import json
 import os
 import subprocess
 import sys
@@ -26,9 +24,3 @@ def zoo_checks(name: str, disks: list[str]) -> dict:
         blank = os.path.join(scratch, "blank.qcow2")
         subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", blank, labctl.SCRATCH_DISK_SIZE], check=True)
         return {disk: labctl.base_check(overlays[disk], bases.get(disk, blank), in_use=True) for disk in disks}
-
-
-if __name__ == "__main__":
-    vm, out = sys.argv[1:3]
-    zoo = [disk.name for disk in labctl.ZOO]
-    Path(out).write_text(json.dumps(zoo_checks(vm, zoo), indent=2) + "\n")
