@@ -84,6 +84,29 @@ def loop_disks(count, size_gib=8, allocated=False):
         shutil.rmtree(work)
 
 
+# Write requests a second per independent loop disk, cycled over the disks: a fast, a slow and a
+# very slow disk. An fsync'd write costs the write and its flush, so the probe measured 300, 30.1
+# and 5.1 IOPS under them (2026-11-29): suitable, marginal and unsuitable against gating_scale's
+# thresholds, each far from a threshold. Their sum for 12 disks stays far below what the shared
+# backing disk sustains, so no disk waits on another (gating_scale --independent shows it).
+INDEPENDENT_WRITE_REQUESTS = (600, 60, 16)
+
+
+@contextlib.contextmanager
+def independent(disks, limits=INDEPENDENT_WRITE_REQUESTS):
+    """Each disk under its own write limit (a blkio cgroup this process and its children join),
+    so each is as fast as its limit, not as the shared backing disk: yields {disk path: limit}."""
+    given = dict((disk.path, limits[index % len(limits)]) for index, disk in enumerate(disks))
+    throttle = loopdisk.Throttle([("write_iops_device", disk, given[disk.path]) for disk in disks])
+    throttle.enter()
+    try:
+        yield given
+    finally:
+        with open(os.path.join(loopdisk.BLKIO, "cgroup.procs"), "w") as handle:
+            handle.write(str(os.getpid()))
+        throttle.remove()
+
+
 def fio_write_iops(argv, on=None):
     """The write IOPS of one fio command with JSON output, run by hand on the host or on a lab VM."""
     out = on.run(argv) if on else subprocess.run(argv, capture_output=True, text=True, check=True).stdout

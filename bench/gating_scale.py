@@ -9,11 +9,17 @@ the adaptive probe on clear-cut disks), with every adaptive verdict equal to the
 one.
 
 usage: bench/run.sh gating_scale [--counts 1 4 8 12] [--repeats 3] [--runtime 15]
-                                 [--region-size-mib N] [--plp-runtime S]
+                                 [--region-size-mib N] [--plp-runtime S] [--independent]
 --region-size-mib and --plp-runtime pass the module's options of those names (default: the
 module's own), to show what the region check and the power-loss hint probe cost.
+--independent limits each loop disk on its own (benchlib.independent: a fast, a consumer and an
+HDD-like write limit, in turn), as real disks are, instead of all of them sharing the backing
+disk's pace; a second table then shows that they are independent: each disk's figure probed
+alone against its figure in the gate's run of all of them, for the largest count.
 Needs root (loop devices).
 """
+
+import contextlib
 
 import argparse
 import subprocess
@@ -36,9 +42,27 @@ TARGET_VS_HAND = {12: 0.05}
 
 
 def gate(disks, runtime, adaptive, verdicts, options):
+    """One module run over these disks; its verdicts appended to ``verdicts``; {path: write IOPS}."""
     found = benchlib.module("sync_write_probe", dict(devices=[d.path for d in disks], runtime=runtime,
                                                      adaptive=adaptive, **LIMITS, **options))
     verdicts.append([r["verdict"] for r in found["results"]])
+    return dict((r["device"], r["write_iops"]) for r in found["results"])
+
+
+def independence_table(disks, limits, together, runtime, options):
+    """Each disk probed alone against its figure in the run of all of them: equal (within 10 %
+    in sum) when the disks do not wait on each other."""
+    alone = dict((disk.path, gate([disk], runtime, False, [], options)[disk.path]) for disk in disks)
+    rows = [(disk.path, limits[disk.path], "%.1f" % alone[disk.path], "%.1f" % together[disk.path],
+             "%.2f" % (together[disk.path] / alone[disk.path])) for disk in disks]
+    ratio = sum(together.values()) / sum(alone.values())
+    rows.append(("sum", sum(limits.values()), "%.1f" % sum(alone.values()), "%.1f" % sum(together.values()),
+                 "%.2f (%s)" % (ratio, "independent" if abs(ratio - 1) <= 0.10 else "**not independent**")))
+    benchlib.table("Independent loop disks: each alone and all %d together (%d s probes)" % (len(disks), runtime),
+                   ("disk", "write requests/s allowed", "write IOPS alone", "write IOPS together", "together / alone"),
+                   rows, notes=["An fsync'd write costs the write and its flush, so a disk's figure is half its limit "
+                                "or less. Disks are independent when the sum of their figures run together is within "
+                                "10 % of the sum of their figures alone."])
 
 
 def main():
@@ -48,16 +72,23 @@ def main():
     parser.add_argument("--runtime", type=int, default=15)
     parser.add_argument("--region-size-mib", type=int)
     parser.add_argument("--plp-runtime", type=int)
+    parser.add_argument("--independent", action="store_true")
     args = parser.parse_args()
     options = dict((name, value) for name, value in (("region_size_mib", args.region_size_mib),
                                                      ("plp_runtime", args.plp_runtime)) if value is not None)
     full, quick, hand, same = {}, {}, {}, {}
     for count in args.counts:
-        with benchlib.loop_disks(count) as disks:
+        with benchlib.loop_disks(count) as disks, (
+                benchlib.independent(disks) if args.independent else contextlib.nullcontext({})) as limits:
             runs = {"full": [], "quick": [], "hand": []}
             verdicts = {"full": [], "quick": []}
+            together = {}  # the full run's figures, for the independence table
+
+            def full_gate():
+                together.update(gate(disks, args.runtime, False, verdicts["full"], options))
+
             for _repeat in range(args.repeats):
-                runs["full"].append(timed(lambda: gate(disks, args.runtime, False, verdicts["full"], options)))
+                runs["full"].append(timed(full_gate))
                 runs["quick"].append(timed(lambda: gate(disks, args.runtime, True, verdicts["quick"], options)))
                 runs["hand"].append(timed(lambda: [benchlib.article_fio(d.path, args.runtime) for d in disks]))
                 # The article's command leaves random data all over each disk, which the probe's
@@ -66,6 +97,8 @@ def main():
                     subprocess.run(["blkdiscard", disk.path], check=True)
             full[count], quick[count], hand[count] = (benchlib.median(runs[k]) for k in ("full", "quick", "hand"))
             same[count] = all(v == verdicts["full"][0] for v in verdicts["full"] + verdicts["quick"])
+            if limits and count == max(args.counts):
+                independence_table(disks, limits, together, args.runtime, options)
     base = full[args.counts[0]]
     rows = []
     for count in args.counts:
@@ -75,15 +108,18 @@ def main():
                      "%.3f" % (full[count] / hand[count]), "%.3f" % vs_hand, "yes" if same[count] else "**no**",
                      "yes" if met and same[count] else "**no**"))
     settings = "".join(", %s %s" % (name, value) for name, value in options.items())
+    settings += ", independent disks" if args.independent else ""
     benchlib.table("Gating time against disk count (%d s probes, median of %d%s)" % (args.runtime, args.repeats, settings),
                    ("disks", "module full s", "x 1 disk", "module adaptive s", "hand-run procedure s",
                     "full / by hand", "adaptive / by hand", "same verdicts", "target met"), rows,
                    notes=["Targets: 8 disks at most 1.2x one disk (full), 12 disks at most 0.05x the hand-run procedure "
                           "(adaptive), every verdict of every run equal. Module times include Ansible's own overhead "
                           "(about a second per call on the controller), the region check, the no-fsync power-loss "
-                          "hint probe and the restore of the probe region; the hand-run procedure is fio alone. Loop "
-                          "disks share one backing disk and two CPUs here, unlike real disks on their own "
-                          "controllers."])
+                          "hint probe and the restore of the probe region; the hand-run procedure is fio alone. "
+                          + ("Each loop disk is limited on its own (a fast, a consumer and an HDD-like write limit, "
+                             "in turn), as real disks on their own controllers are." if args.independent else
+                             "Loop disks share one backing disk and two CPUs here, unlike real disks on their own "
+                             "controllers.")])
 
 
 if __name__ == "__main__":
