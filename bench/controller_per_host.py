@@ -48,7 +48,7 @@ def inventory(disks, work):
 
 def qualify(hosts_file, reports):
     """(wall seconds, CPU seconds) of one qualify.yml run; fails on a non-zero exit."""
-    env = dict(os.environ, ANSIBLE_FORKS="50", ANSIBLE_HOST_KEY_CHECKING="False")
+    env = dict(os.environ, ANSIBLE_FORKS="50")
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     done = subprocess.run(["ansible-playbook", "-i", hosts_file, "-e", "cephops_report_dir=" + reports, QUALIFY],

@@ -19,9 +19,8 @@ alone against its figure in the gate's run of all of them, for the largest count
 Needs root (loop devices).
 """
 
-import contextlib
-
 import argparse
+import contextlib
 import subprocess
 import time
 
