@@ -38,6 +38,9 @@ NAME_RE = re.compile(r"^[a-z][a-z0-9-]{0,30}$")
 # cost a whole boot more: a hung boot is rarer than a slow one.
 SSH_TIMEOUT = int(os.environ.get("LAB_BOOT_TIMEOUT", "600"))
 SCRATCH_DISK_SIZE = "10G"
+# Under a VM's state directory: what a scenario's plays write on the controller for its tests to
+# read (reports); `save` keeps it with the disks.
+REPORTS_DIR = "reports"
 AHCI_PORTS = 6
 # What ATA IDENTIFY holds, and QEMU's ide-hd keeps (it cuts longer strings silently): 40
 # characters of model, 8 of firmware. The guest's sysfs shows 16 and 4 of them (libata's SCSI
@@ -320,19 +323,19 @@ class Lab:
     def create_disks(self, name: str, os_image: Path, bases: dict[str, Path], zoo: tuple[Disk, ...],
                      saved: Path | None = None) -> dict[str, str]:
         """Fresh overlays for the root disk and the disks on a base image, blank sparse qcow2 for the rest;
-        or copies of the disks `save` kept in `saved`."""
+        or copies of the disks `save` kept of this VM in `saved`."""
         vm_dir = self.vm_dir(name)
         for old in vm_dir.glob("*.qcow2"):
             old.unlink()
         paths = {"root": str(vm_dir / "root.qcow2")}
         if saved is not None:
             wanted = {"root", *(disk.name for disk in zoo)}
-            found = {path.stem for path in saved.glob("*.qcow2")}
+            found = {path.stem for path in (saved / name).glob("*.qcow2")}
             if found != wanted:
-                raise LabError(f"{saved} holds the disks {sorted(found)}, not this zoo's {sorted(wanted)}")
+                raise LabError(f"{saved / name} holds the disks {sorted(found)}, not this zoo's {sorted(wanted)}")
             for disk in sorted(wanted):
                 paths[disk] = str(vm_dir / f"{disk}.qcow2")
-                shutil.copyfile(saved / f"{disk}.qcow2", paths[disk])
+                shutil.copyfile(saved / name / f"{disk}.qcow2", paths[disk])
             return paths
         labimage.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(os_image), paths["root"]])
         for disk in zoo:
@@ -419,7 +422,8 @@ class Lab:
     def boot(self, name: str, os_image: Path, bases: dict[str, Path], accel: str, zoo: tuple[Disk, ...],
              saved: Path | None = None) -> float:
         """Boot once and wait for SSH; returns seconds to SSH. A VM booted from saved disks keeps the
-        port it had, so what connects to it (molecule's instance config) still does."""
+        port it had, so what connects to it (molecule's instance config) still does, and the write
+        limits it was given, as a reboot keeps them."""
         vm_dir = self.vm_dir(name)
         vm_dir.mkdir(parents=True, exist_ok=True)
         disks = self.create_disks(name, os_image, bases, zoo, saved)
@@ -429,6 +433,8 @@ class Lab:
                 "disks": disks, "bases": {disk.name: str(bases[disk.base]) for disk in zoo if disk.base}}
         if "data" in bases:
             meta["data_manifest"] = str(labimage.data_manifest_path(bases["data"]))
+        if saved is not None:
+            meta["throttles"] = json.loads((saved / name / "throttles.json").read_text())
         (vm_dir / "vm.json").write_text(json.dumps(meta, indent=2) + "\n")
         return self.start(name)
 
@@ -509,21 +515,36 @@ class Lab:
         self.power_off(name)
         return self.start(name, write_cache)
 
-    def save(self, name: str, target: Path) -> None:
-        """Shut the guest down cleanly and keep a copy of its disks in `target` (written beside it,
-        then renamed, so a target that exists is whole). Saved states beside it named alike up to the
-        last dash (NAME-KEY) are removed: a new key replaces the old one."""
-        self.power_off(name)
+    def save(self, names: list[str], target: Path) -> None:
+        """Shut the guests down cleanly (at once) and keep a copy of each one's disks and write
+        limits in `target`/NAME, and of the reports the scenario's plays left on the controller
+        (REPORTS_DIR) in `target`/REPORTS_DIR: the state the scenario's tests read. Written beside
+        `target`, then renamed, so a target that exists is whole. Saved states beside it named alike
+        up to the last dash (NAME-KEY) are removed: a new key replaces the old one."""
+        with concurrent.futures.ThreadPoolExecutor(max_workers=len(names)) as pool:
+            for future in [pool.submit(self.power_off, name) for name in names]:
+                future.result()
         partial = target.with_name(target.name + ".partial")
         shutil.rmtree(partial, ignore_errors=True)
         partial.mkdir(parents=True)
-        for disk in self.vm_dir(name).glob("*.qcow2"):
-            shutil.copyfile(disk, partial / disk.name)
+        for name in names:
+            (partial / name).mkdir()
+            for disk in self.vm_dir(name).glob("*.qcow2"):
+                shutil.copyfile(disk, partial / name / disk.name)
+            (partial / name / "throttles.json").write_text(json.dumps(self.meta(name).get("throttles", {})) + "\n")
+        if (self.state_dir / REPORTS_DIR).is_dir():
+            shutil.copytree(self.state_dir / REPORTS_DIR, partial / REPORTS_DIR)
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)
         for other in target.parent.glob(target.name.rsplit("-", 1)[0] + "-*"):
             if other != target:
                 shutil.rmtree(other, ignore_errors=True)
+
+    def restore_reports(self, saved: Path) -> None:
+        """The reports a saved state kept, back where the scenario's tests read them."""
+        shutil.rmtree(self.state_dir / REPORTS_DIR, ignore_errors=True)
+        if (saved / REPORTS_DIR).is_dir():
+            shutil.copytree(saved / REPORTS_DIR, self.state_dir / REPORTS_DIR)
 
     @contextlib.contextmanager
     def paused(self, name: str):
@@ -640,6 +661,8 @@ def cmd_up(lab: Lab, args: argparse.Namespace) -> int:
         futures = [pool.submit(lab.up, name, os_image, bases, accel, zoo, args.saved) for name in names]
     errors = [str(f.exception()) for f in futures if f.exception() is not None]
     lab.write_inventory()
+    if args.saved is not None:
+        lab.restore_reports(args.saved)
     if errors:
         raise LabError("\n\n".join(errors))
     print(lab.inventory)
@@ -666,7 +689,7 @@ def cmd_power_cycle(lab: Lab, args: argparse.Namespace) -> int:
 
 
 def cmd_save(lab: Lab, args: argparse.Namespace) -> int:
-    lab.save(args.vm, args.to)
+    lab.save(args.name or lab.names(), args.to)
     print(args.to)
     return 0
 
@@ -760,11 +783,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="add N blank SATA SSDs of one model to the zoo, the last on another firmware (for the fleet "
                          "view; env CEPHOPS_LAB_SIBLINGS)")
     up.add_argument("--saved", type=Path, metavar="DIR",
-                    help="boot copies of the disks `save` kept in DIR (one VM; it keeps its port) instead of fresh ones")
+                    help="boot copies of the disks `save` kept in DIR (each VM its own; it keeps its port and write "
+                         "limits) instead of fresh ones, and put back the reports kept with them")
     up.set_defaults(func=cmd_up)
-    save = sub.add_parser("save", help="shut a VM down cleanly and keep a copy of its disks in a directory "
-                                       "(for up --saved); saved states beside it named NAME-OTHERKEY are removed")
-    save.add_argument("vm")
+    save = sub.add_parser("save", help="shut VMs (default: all) down cleanly and keep a copy of their disks, write "
+                                       "limits and the state directory's reports in a directory (for up --saved); "
+                                       "saved states beside it named NAME-OTHERKEY are removed")
+    save.add_argument("--name", action="append", help="only this VM; repeatable")
     save.add_argument("--to", type=Path, required=True, metavar="DIR")
     save.set_defaults(func=cmd_save)
     cycle = sub.add_parser("power-cycle", help="shut VMs down cleanly and boot them again on the same disks, port "

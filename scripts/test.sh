@@ -186,48 +186,60 @@ molecule_timed() {
   return "${PIPESTATUS[0]}"
 }
 
-# What the default scenario reads up to its verify: the collection's runtime files, the
-# scenario's playbooks before verify, the lab and the toolchain's locks. Its tests are not among
-# them: a change to a lab test alone boots the state these inputs converged to.
-CONVERGE_INPUTS=(galaxy.yml meta plugins roles playbooks molecule/default/molecule.yml molecule/default/create.yml
-  molecule/default/prepare.yml molecule/default/converge.yml molecule/releases molecule/shared .config/molecule lab
-  scripts/env.sh scripts/requirements.txt)
+# What a lab scenario's steps before verify read: the collection's runtime files, the lab, the
+# toolchain's locks and the scenario's playbooks (the default scenario's, which the others
+# borrow, too). Its tests are not among them: a change to a lab test alone boots the state these
+# inputs converged to.
+CONVERGE_INPUTS=(galaxy.yml meta plugins roles playbooks molecule/shared .config/molecule lab scripts/env.sh
+  scripts/requirements.txt ':(glob)molecule/default/*.yml' ':(exclude,glob)molecule/*/tests/**')
+# The steps between create and verify whose outcome a scenario keeps: the scenario's own sequence
+# less its reboot (side_effect in the default one), for which the boot of the kept disks stands.
+declare -A KEPT_STEPS=([default]="prepare converge idempotence" [releases]="prepare converge idempotence"
+  [ceph]="prepare converge" [fleet]="converge side_effect")
+# The ceph scenario's osds play comes from the ceph-ansible and openstack.config_template
+# snapshots beside the project (molecule/ceph/converge.yml): they are its inputs too.
+PEERS_DIR="$REPO_ROOT/../shared/peers"
+CEPH_PEERS=("${CEPH_ANSIBLE_DIR:-$PEERS_DIR/ceph-ansible-stable-8.0}" "${CONFIG_TEMPLATE_DIR:-$PEERS_DIR/openstack-config_template-1.2.1}")
 
-# converge_key: a hash of the content of every file in CONVERGE_INPUTS (tracked or new) and the
-# release, short.
+# converge_key SCENARIO: a hash of the content of every file the scenario's steps before verify
+# read (tracked or new) and of the release, short.
 converge_key() {
   {
-    echo "suite=${CEPHOPS_LAB_SUITE:-}"
-    git ls-files -z --cached --others --exclude-standard -- "${CONVERGE_INPUTS[@]}" | sort -z |
+    echo "scenario=$1 suite=${CEPHOPS_LAB_SUITE:-}"
+    git ls-files -z --cached --others --exclude-standard -- "${CONVERGE_INPUTS[@]}" "molecule/$1" | sort -z |
+      xargs -0 sha256sum 2>&1
+    [ "$1" = ceph ] && find -L "${CEPH_PEERS[@]}" -type f -not -path '*/.git/*' -print0 2>&1 | sort -z |
       xargs -0 sha256sum 2>&1
   } | sha256sum | cut -c1-16
 }
 
-# lab_default SCENARIO: the default scenario (or releases, the same on CEPHOPS_LAB_SUITE) as
-# `molecule test` runs it, with its converged state kept: after converge and idempotence the guest
-# is shut down, its disks are kept under converge_key, and verify runs on the guest booted again
-# from them (a cold boot through grub stands for the reboot). When that key's state is kept
-# already, the run boots it and goes straight to verify: prepare, converge and idempotence passed
-# on these very inputs.
-lab_default() {
-  local scenario="$1" key saved rc=0
+# lab_kept SCENARIO: a lab scenario as `molecule test` runs it, with the state its steps before
+# verify leave kept: after them (KEPT_STEPS) the guests are shut down, and their disks, write
+# limits and the reports left on the controller are kept under converge_key; verify runs on the
+# guests booted again from them (a cold boot through grub stands for the reboot). When that key's
+# state is kept already, the run boots it and goes straight to verify: those steps passed on
+# these very inputs. A state whose verify fails is dropped, so the next run makes it again.
+lab_kept() {
+  local scenario="$1" key saved step rc=0
   local labctl=(python3 lab/labctl.py --state-dir "$REPO_ROOT/.lab/${CEPHOPS_LAB_SUITE:-molecule}-$1")
-  key="$(converge_key)"
-  saved="$CEPHOPS_CACHE/lab/converged-${CEPHOPS_LAB_SUITE:-default}-$key"
+  key="$(converge_key "$scenario")"
+  saved="$CEPHOPS_CACHE/lab/converged-${CEPHOPS_LAB_SUITE:-$scenario}-$key"
   molecule_timed destroy -s "$scenario" || return 1
   if [ -d "$saved" ]; then
-    printf -- '--> converged state %s kept: booting it, no prepare, converge or idempotence\n' "$key"
-    CEPHOPS_LAB_SAVED="$saved" molecule_timed create -s "$scenario" && molecule_timed verify -s "$scenario" || rc=1
+    printf -- '--> state %s kept: booting it, no %s\n' "$key" "${KEPT_STEPS[$scenario]}"
   else
-    printf -- '--> no converged state %s kept: converging, then keeping it\n' "$key"
-    molecule_timed syntax -s "$scenario" &&
-      molecule_timed create -s "$scenario" &&
-      molecule_timed prepare -s "$scenario" &&
-      molecule_timed converge -s "$scenario" &&
-      molecule_timed idempotence -s "$scenario" &&
-      "${labctl[@]}" save node1 --to "$saved" &&
-      "${labctl[@]}" up --name node1 --saved "$saved" &&
-      molecule_timed verify -s "$scenario" || rc=1
+    printf -- '--> no state %s kept: %s, then keeping it\n' "$key" "${KEPT_STEPS[$scenario]}"
+    molecule_timed syntax -s "$scenario" && molecule_timed create -s "$scenario" || rc=1
+    for step in ${KEPT_STEPS[$scenario]}; do
+      [ "$rc" -eq 0 ] && { molecule_timed "$step" -s "$scenario" || rc=1; }
+    done
+    [ "$rc" -eq 0 ] && { "${labctl[@]}" save --to "$saved" || rc=1; }
+    molecule_timed destroy -s "$scenario" || rc=1
+    [ "$rc" -eq 0 ] || return 1
+  fi
+  if ! CEPHOPS_LAB_SAVED="$saved" molecule_timed create -s "$scenario" || ! molecule_timed verify -s "$scenario"; then
+    rm -rf "$saved"
+    rc=1
   fi
   molecule_timed destroy -s "$scenario" || rc=1
   return "$rc"
@@ -237,19 +249,19 @@ stage_lab() {
   # One host through site.yml, idempotence, a reboot and every test of the zoo, the
   # field-drive tests (marked `drives`) among them.
   lab_image_ready || return 1
-  lab_default default
+  lab_kept default
 }
 
 # Not in ALL_STAGES (make lab-fleet): two hosts at once through site.yml, a ceph-ansible-shaped
 # play, qualify.yml (with a third, unreachable host) and rollback.yml, then a reboot.
 stage_lab_fleet() {
-  molecule_timed test -s fleet
+  lab_kept fleet
 }
 
 # Not in ALL_STAGES (make lab-ceph): a monitor and a manager, then ceph-ansible's osds play with
 # the gate deploys OSDs; verify checks they are on the approved disks only.
 stage_lab_ceph() {
-  molecule_timed test -s ceph
+  lab_kept ceph
 }
 
 # Not in ALL_STAGES (make lab-releases): the default scenario again on Debian 11 and 13, the
@@ -264,7 +276,7 @@ stage_lab_releases() {
   for suite in bullseye trixie; do
     printf '\n--> the default scenario on %s\n' "$suite"
     start=$SECONDS
-    if CEPHOPS_LAB_SUITE="$suite" PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_default releases; then
+    if CEPHOPS_LAB_SUITE="$suite" PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_kept releases; then
       echo "$suite: PASS in $((SECONDS - start)) s"
     else
       echo "$suite: FAIL in $((SECONDS - start)) s"

@@ -11,6 +11,7 @@ disk holds data without a signature and the data disk a GPT with XFS.
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,11 @@ from test_lab import whole_disk_by_serial  # noqa: E402
 testinfra_hosts = ["ansible://osds"]
 
 CLUSTER = "ceph"
-# converge.yml's work directory: the gate's report and the run's output.
+# Verify runs on the guest booted again from the kept state (scripts/test.sh): its OSDs start
+# with it, each once the monitor is up, within this many seconds under TCG.
+OSDS_UP_TIMEOUT = 600
+# The gate's reports, kept with the lab's state (labctl.REPORTS_DIR), and converge.yml's work directory.
+REPORTS = Path(os.environ["CEPHOPS_LAB_STATE_DIR"]) / labctl.REPORTS_DIR
 WORK_DIR = Path(os.environ["MOLECULE_EPHEMERAL_DIRECTORY"]) / "ceph-ansible"
 # Zoo disk name (labctl.ZOO) by serial.
 APPROVED = {"CEPHOPS-SSD-0001": "ssd", "CEPHOPS-HDD-0001": "hdd", "CEPHOPS-VIRTIO-0001": "virtio"}
@@ -43,7 +48,7 @@ def ceph_json(host, *args):
 
 
 def gate_report():
-    return json.loads((WORK_DIR / "report" / "disk_gate.json").read_text())
+    return json.loads((REPORTS / "disk_gate.json").read_text())
 
 
 def osd_volumes(host):
@@ -74,8 +79,13 @@ def test_osds_on_exactly_the_approved_disks(host):
     assert set(volumes.values()) == approved, volumes
     disks = {osd: disk for (osd, kind), disk in volumes.items() if kind == "block"}
 
-    tree = ceph_json(host, "osd", "tree")
-    osds = {node["id"]: node for node in tree["nodes"] if node["type"] == "osd"}
+    deadline = time.monotonic() + OSDS_UP_TIMEOUT
+    while True:
+        tree = ceph_json(host, "osd", "tree")
+        osds = {node["id"]: node for node in tree["nodes"] if node["type"] == "osd"}
+        if all(node["status"] == "up" for node in osds.values()) or time.monotonic() > deadline:
+            break
+        time.sleep(5)
     assert sorted(osds) == sorted(disks), (osds, disks)
     assert all(node["status"] == "up" for node in osds.values()), osds
 
@@ -109,10 +119,11 @@ for doc in docs:
 
 
 def test_cephadm_spec_selects_the_approved_disks_by_cephs_own_code(host):
-    docs = [doc for doc in yaml.safe_load_all((WORK_DIR / "report" / "disk_gate.cephadm.yml").read_text()) if doc]
+    docs = [doc for doc in yaml.safe_load_all((REPORTS / "disk_gate.cephadm.yml").read_text()) if doc]
     inventory = json.loads(host.check_output("LC_ALL=C ceph-volume inventory --format json"))
     selections = [json.loads(line) for line in
                   host.check_output("python3 -c %s %s", SPEC_SELECTION, json.dumps([docs, inventory])).splitlines()]
+    WORK_DIR.mkdir(exist_ok=True)
     (WORK_DIR / "cephadm-selection.json").write_text(json.dumps(selections, indent=2) + "\n")  # for the docs
     paths = [path for selection in selections for path in selection["data"]]
     approved = {whole_disk_by_serial(host, serial) for serial in APPROVED}

@@ -28,7 +28,8 @@ SIBLING, SIBLING_FIRMWARE, SIBLING_OLD_FIRMWARE = labctl.SIBLING_MODEL, labctl.S
 SLOWED_SIBLING = "CEPHOPS-SIB-0003"
 # A host in qualify.yml's inventory that refuses connections.
 GHOST = "ghost"
-REPORTS = Path(os.environ.get("MOLECULE_EPHEMERAL_DIRECTORY", "/nonexistent")) / "qualify"
+# qualify.yml's reports from side_effect.yml, kept with the lab's state.
+REPORTS = Path(os.environ.get("CEPHOPS_LAB_STATE_DIR", "/nonexistent")) / labctl.REPORTS_DIR
 # disk_gate_async_dir's default, where each probe job's status file is kept until the gate reads it.
 ASYNC_DIR = "/var/lib/cephops-osd-tuning/async"
 RECORDS = ("/var/lib/cephops-osd-tuning/io_scheduler-queues.json",

@@ -201,3 +201,33 @@ def test_a_power_cycle_can_bring_drives_up_with_their_write_cache_on_or_off():
     assert all(after == before + "," + after.rsplit(",", 1)[1] for before, after in differs)
     with pytest.raises(labctl.LabError, match="no drive named sdz in this VM"):
         labctl.with_write_cache(argv, {"sdz": "off"})
+
+
+def test_a_saved_state_keeps_every_vms_disks_and_write_limits_and_the_reports(tmp_path, monkeypatch):
+    lab = labctl.Lab(tmp_path / "run1", "bookworm")
+    monkeypatch.setattr(labctl.Lab, "power_off", lambda self, name: None)
+    zoo = (labctl.ZOO[0],)
+    for name, throttles in (("fleet1", {}), ("fleet2", {"sib3": 10})):
+        lab.vm_dir(name).mkdir(parents=True)
+        (lab.vm_dir(name) / "vm.json").write_text(json.dumps({"name": name, "throttles": throttles}))
+        for disk in ("root", zoo[0].name):
+            (lab.vm_dir(name) / f"{disk}.qcow2").write_text(f"{name} {disk}")
+    (tmp_path / "run1" / labctl.REPORTS_DIR).mkdir()
+    (tmp_path / "run1" / labctl.REPORTS_DIR / "disk_gate.json").write_text("{}")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "converged-fleet-oldkey").mkdir()
+    saved = tmp_path / "cache" / "converged-fleet-newkey"
+    lab.save(lab.names(), saved)
+    # A new key replaces the old one.
+    assert sorted(path.name for path in (tmp_path / "cache").iterdir()) == ["converged-fleet-newkey"]
+
+    other = labctl.Lab(tmp_path / "run2", "bookworm")
+    other.restore_reports(saved)
+    assert (tmp_path / "run2" / labctl.REPORTS_DIR / "disk_gate.json").read_text() == "{}"
+    monkeypatch.setattr(labctl.Lab, "start", lambda self, name, write_cache=None: 0.0)
+    for name, throttles in (("fleet1", {}), ("fleet2", {"sib3": 10})):
+        other.boot(name, Path("/nonexistent/os.qcow2"), {}, "tcg", zoo, saved)
+        meta = other.meta(name)
+        assert meta["throttles"] == throttles
+        assert {disk: Path(path).read_text() for disk, path in meta["disks"].items()} == {
+            "root": f"{name} root", zoo[0].name: f"{name} {zoo[0].name}"}
