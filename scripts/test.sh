@@ -204,12 +204,15 @@ CEPH_PEERS=("${CEPH_ANSIBLE_DIR:-$PEERS_DIR/ceph-ansible-stable-8.0}" "${CONFIG_
 # converge_key SCENARIO: a hash of the content of every file the scenario's steps before verify
 # read (tracked or new) and of the release, short.
 converge_key() {
+  local peer
   {
     echo "scenario=$1 suite=${CEPHOPS_LAB_SUITE:-}"
     git ls-files -z --cached --others --exclude-standard -- "${CONVERGE_INPUTS[@]}" "molecule/$1" | sort -z |
       xargs -0 sha256sum 2>&1
-    [ "$1" = ceph ] && find -L "${CEPH_PEERS[@]}" -type f -not -path '*/.git/*' -print0 2>&1 | sort -z |
-      xargs -0 sha256sum 2>&1
+    # Paths relative to each snapshot: a clone elsewhere finds the same key.
+    [ "$1" = ceph ] && for peer in "${CEPH_PEERS[@]}"; do
+      (cd "$peer" && find -L . -type f -not -path './.git/*' -print0 | sort -z | xargs -0 sha256sum) 2>&1
+    done
   } | sha256sum | cut -c1-16
 }
 
