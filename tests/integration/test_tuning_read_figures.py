@@ -57,10 +57,11 @@ def hdd(disk):
     return dict(found[0], **{"class": "hdd"})
 
 
-def play_queue_roles(records, tmp_path, throttle=None, **variables):
-    """(rc, JSON report, tuning.json) of site.yml's two queue roles (and its always-tagged
-    inventory, summary and reports) on the disks of ``records``, 1 s reads, nothing persistent: no
-    udev rules, no kernel command line. With ``throttle``, the play runs in its cgroup."""
+def play_queue_roles(records, tmp_path, throttle=None, check=False, **variables):
+    """(rc, JSON report, tuning.json or None where none was written) of site.yml's two queue roles
+    (and its always-tagged inventory, summary and reports) on the disks of ``records``, 1 s reads,
+    nothing persistent: no udev rules, no kernel command line. With ``throttle``, the play runs in
+    its cgroup; with ``check``, in check mode."""
     reports = tmp_path / "reports"
     extra = dict(cephops_osd_hosts="all", cephops_report_dir=str(reports),
                  io_scheduler_disks=records, io_scheduler_hdd="mq-deadline", io_scheduler_udev_enabled=False,
@@ -69,9 +70,9 @@ def play_queue_roles(records, tmp_path, throttle=None, **variables):
                  max_sectors_kb_disks=records, max_sectors_kb_hdd=64, max_sectors_kb_udev_enabled=False,
                  max_sectors_kb_report_runtime=1, max_sectors_kb_record_dir=str(tmp_path / "records"), **variables)
     argv = ["ansible-playbook", "--inventory", "localhost,", "--connection", "local", "--extra-vars", json.dumps(extra),
-            "--tags", "io_scheduler,max_sectors_kb", SITE]
+            "--tags", "io_scheduler,max_sectors_kb", SITE] + (["--check"] if check else [])
     rc, played = run_playbook(argv, json_env(), preexec_fn=throttle.enter if throttle else None)
-    report = json.loads((reports / "tuning.json").read_text()) if rc == 0 else None
+    report = json.loads((reports / "tuning.json").read_text()) if (reports / "tuning.json").exists() else None
     return rc, played, report
 
 
@@ -132,6 +133,26 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
         assert 0.8 * reported[disk.name] <= read[disk.name] <= 1.25 * reported[disk.name] + 128, (reported, read)
     # The settled disk was only inventoried (disk_facts samples its start), never measured.
     assert read[settled.name] < 0.05 * reported[first.name], (reported, read)
+
+
+def test_check_mode_says_it_would_measure_cannot_predict_and_reads_nothing(loop_disks, queues_restored, tmp_path):
+    disk = loop_disks()
+    queues_restored(disk)
+    set_queue(disk, "scheduler", "none")
+    set_queue(disk, "max_sectors_kb", "128")
+    records = [hdd(disk)]
+    read_before = mib_read(disk)
+    rc, played, report = play_queue_roles(records, tmp_path, check=True)
+    assert rc == 0, json.dumps(played)[-3000:]
+    said = [task["hosts"]["localhost"]["msg"] for task in played["plays"][0]["tasks"]
+            if task["task"]["name"].endswith("Say what a real run would measure, which check mode cannot")
+            and not task["hosts"]["localhost"].get("skipped")]
+    assert said == ["%s: a real run reads each disk before and after the change and puts back a change measured "
+                    "worse; check mode cannot predict the verdict" % disk.name] * 2, said
+    assert report is None
+    assert "[none]" in queue(disk, "scheduler") and queue(disk, "max_sectors_kb") == "128"
+    # No before/after reads: five 1 s runs read far more than disk_facts' content sample (64 MiB).
+    assert mib_read(disk) - read_before <= 64, mib_read(disk) - read_before
 
 
 def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_that_is_not_stays(
