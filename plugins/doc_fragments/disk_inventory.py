@@ -47,7 +47,7 @@ options:
     CHOSEN = r"""
 options:
   chosen:
-    description: The C(chosen) of M(cephops.osd_tuning.queue_plan) (disk to value and source).
+    description: The C(chosen) of M(cephops.osd_tuning.queue_plan) (disk to value, source and keep_worse).
     type: dict
     required: true
 """

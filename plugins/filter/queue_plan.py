@@ -82,7 +82,7 @@ EXAMPLES = r"""
 
 RETURN = r"""
 _value:
-  description: C(queues) (block_queue groups), C(rules) (udev rules), C(chosen) (disk to value and source), C(changing), C(legacy), C(warnings).
+  description: C(queues) (block_queue groups), C(rules) (udev rules), C(chosen) (disk to value, source and keep_worse), C(changing), C(legacy), C(warnings).
   type: dict
 """
 

@@ -13,16 +13,17 @@ short_description: The changes a queue role measured worse on a disk, remembered
 version_added: 0.1.0
 description:
   - A queue role keeps, per host, the changes it measured V(worse) and put back, each by disk
-    identity (serial, else WWN, else kernel name), firmware, setting and value, with the date
-    and the reason. The next run keeps such a disk at its value instead of trying the same
-    change again.
+    identity (serial, else WWN, else kernel name), firmware, kernel release, setting and value,
+    with the date and the reason. The next run keeps such a disk at its value instead of trying
+    the same change again; a new firmware or kernel tries it again.
   - Returns C(kept), the disks of O(_input)'s memory whose chosen value was measured worse
-    before on the same firmware (for the C(kept) option of the queue_plan filter),
+    before on the same firmware and kernel (for the C(kept) option of the queue_plan filter), but for
+    those whose rule keeps its value measured worse (C(keep_worse) in O(chosen)),
     and C(memory), the memory with the V(worse) verdicts of O(figures) added (an entry per disk,
     setting and value; a newer one replaces an older).
 author:
   - cephops maintainers (@cephops)
-positional: disks, chosen, setting, figures, today
+positional: disks, chosen, setting, figures, today, kernel
 options:
   _input:
     description: The memory as the role last wrote it, C(verdicts) a list; empty or null for none.
@@ -46,6 +47,13 @@ options:
     description: The date the added verdicts get, as YYYY-MM-DD.
     type: str
     default: ""
+  kernel:
+    description:
+      - The host's kernel release now (C(ansible_facts.kernel)), kept with the added verdicts and
+        compared with the remembered ones; a verdict remembered without one (before this option)
+        is compared by firmware alone.
+    type: str
+    default: ""
 extends_documentation_fragment:
   - cephops.osd_tuning.disk_inventory.chosen
 """
@@ -59,9 +67,9 @@ EXAMPLES = r"""
 RETURN = r"""
 _value:
   description:
-    - C(kept) (disk name to why, V(measured worse on DATE with the same firmware) and the reason)
-      and C(memory) (C(verdicts), each with C(identity), C(firmware), C(setting), C(value),
-      C(date) and C(why)).
+    - C(kept) (disk name to why, V(measured worse on DATE with the same firmware and kernel) and the
+      reason) and C(memory) (C(verdicts), each with C(identity), C(firmware), C(kernel), C(setting),
+      C(value), C(date) and C(why)).
   type: dict
 """
 
@@ -78,25 +86,27 @@ def _key(entry):
     return (entry["identity"], entry["setting"], str(entry["value"]))
 
 
-def verdict_memory(memory, disks, chosen, setting, figures=None, today=""):
+def verdict_memory(memory, disks, chosen, setting, figures=None, today="", kernel=""):
     """``{kept, memory}``: the disks whose chosen value was measured worse before on their
-    firmware, and the memory with this run's worse verdicts added."""
+    firmware and this kernel, and the memory with this run's worse verdicts added."""
     verdicts = list((memory or {}).get("verdicts") or [])
     by_name = dict((disk["name"], disk) for disk in disks)
     known = dict((_key(entry), entry) for entry in verdicts)
     kept = {}
     for name, choice in sorted(chosen.items()):
+        if choice.get("keep_worse"):
+            continue
         disk = by_name.get(name)
         entry = disk and known.get((identity(disk), setting, str(choice["value"])))
-        if entry and entry.get("firmware") == disk.get("firmware"):
-            kept[name] = "%s %s measured worse on %s with the same firmware: %s" % (
+        if entry and entry.get("firmware") == disk.get("firmware") and entry.get("kernel", kernel) == kernel:
+            kept[name] = "%s %s measured worse on %s with the same firmware and kernel: %s" % (
                 setting, choice["value"], entry["date"], entry["why"])
     for figure in figures or []:
         disk = by_name.get(figure["device"])
         if figure.get("verdict") != "worse" or not disk:
             continue
-        entry = dict(identity=identity(disk), firmware=disk.get("firmware"), setting=setting, value=figure["setting"],
-                     date=today, why=figure["why"])
+        entry = dict(identity=identity(disk), firmware=disk.get("firmware"), kernel=kernel, setting=setting,
+                     value=figure["setting"], date=today, why=figure["why"])
         known[_key(entry)] = entry
     return dict(kept=kept, memory=dict(verdicts=[known[key] for key in sorted(known)]))
 

@@ -52,37 +52,40 @@ def _override_matches(override, disk):
 
 
 def layers(disk, attribute, classes, models=(), overrides=(), extra=None):
-    """``(value, tunables, source)`` of every entry that matches the disk, in the order udev applies
-    their rules: class, then models, then disks, each list from its last entry to its first, so
-    that the first matching entry of a list is applied last and wins, as in ``choose``."""
+    """``(value, tunables, source, keep_worse)`` of every entry that matches the disk, in the order
+    udev applies their rules: class, then models, then disks, each list from its last entry to its
+    first, so that the first matching entry of a list is applied last and wins, as in ``choose``."""
     found = []
     cls = disk["class"]
     if cls and classes.get(cls) not in UNMANAGED:
-        found.append((classes[cls], (extra or {}).get(cls) or {}, "class %s" % cls))
+        found.append((classes[cls], (extra or {}).get(cls) or {}, "class %s" % cls, False))
     for entry in reversed(list(models)):
         if _model_matches(entry["model"], disk.get("model")):
-            found.append((entry[attribute], entry.get("tunables") or {}, "model %s" % entry["model"]))
+            found.append((entry[attribute], entry.get("tunables") or {}, "model %s" % entry["model"],
+                          bool(entry.get("keep_worse"))))
     for override in reversed(list(overrides)):
         if _override_matches(override, disk):
             found.append((override[attribute], override.get("tunables") or {},
-                          "disk %s" % (override.get("serial") or override.get("wwn"))))
+                          "disk %s" % (override.get("serial") or override.get("wwn")), bool(override.get("keep_worse"))))
     return found
 
 
 def choose(disk, attribute, classes, models=(), overrides=(), extra=None):
-    """The value for one disk, where it came from and its tunables, or (None, None, {}).
+    """The value for one disk, where it came from, its tunables and whether its rule keeps it
+    even where it is measured worse, or (None, None, {}, False).
 
     ``models`` and ``overrides`` entries carry the value under the attribute's name, for
     example ``{"model": "Samsung SSD 980*", "scheduler": "mq-deadline"}``, and may carry
-    ``tunables``; ``extra`` holds the tunables of each class.
+    ``tunables`` and ``keep_worse``; ``extra`` holds the tunables of each class.
     """
-    value, source, tunables = None, None, {}
-    for layer_value, layer_tunables, layer_source in layers(disk, attribute, classes, models, overrides, extra):
+    value, source, tunables, keep_worse = None, None, {}, False
+    for layer_value, layer_tunables, layer_source, layer_keep in layers(disk, attribute, classes, models, overrides,
+                                                                         extra):
         if layer_value != value:  # a new scheduler starts from its own defaults
             tunables = {}
-        value, source = layer_value, layer_source
+        value, source, keep_worse = layer_value, layer_source, layer_keep
         tunables = dict(tunables, **layer_tunables)
-    return value, source, tunables
+    return value, source, tunables, keep_worse
 
 
 def check_extra(classes, extra):
@@ -104,6 +107,9 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
     """``{queues, rules, chosen, changing}`` for block_queue, udev_queue_rules and the report.
 
     ``changing`` names the disks whose current value (as disk_facts reports it) differs.
+
+    ``chosen`` maps a disk's name to its ``value``, the ``source`` rule and ``keep_worse``, true
+    where that rule keeps its value even where it is measured worse.
 
     ``kept`` maps a disk's name to why it keeps the value it had (a change measured worse):
     the disk is set back to it now and gets a udev rule of its own that keeps it at boot, after
@@ -129,18 +135,18 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
     kept = kept or {}
     groups, chosen, warnings, clamped, pinned = {}, {}, [], [], []
     for disk in disks:
-        value, source, tunables = choose(disk, attribute, classes, models, overrides, extra)
+        value, source, tunables, keep_worse = choose(disk, attribute, classes, models, overrides, extra)
         if value in UNMANAGED:
             continue
         if disk["name"] in kept:
-            value, source, tunables = disk.get(attribute), "kept: %s" % kept[disk["name"]], None
+            value, source, tunables, keep_worse = disk.get(attribute), "kept: %s" % kept[disk["name"]], None, False
             pinned.append((disk, value, kept[disk["name"]]))
         elif attribute == "max_sectors_kb":
             value, warning = clamp_max_sectors(disk, value)
             if warning:
                 warnings.append(warning)
                 clamped.append((disk, value))
-        chosen[disk["name"]] = dict(value=translate(value, legacy), source=source)
+        chosen[disk["name"]] = dict(value=translate(value, legacy), source=source, keep_worse=keep_worse)
         wanted = attributes_for(value, tunables)
         groups.setdefault(repr(sorted(wanted.items())), (wanted, []))[1].append(disk["name"])
     queues = [dict(devices=sorted(names), attributes=attrs) for attrs, names in

@@ -2,6 +2,7 @@
 
 from ansible_collections.cephops.osd_tuning.plugins.filter import read_figures, verdict_memory
 
+KERNEL = "6.1.0-41-amd64"
 DISKS = [{"name": "sda", "serial": "SSD-A", "wwn": None, "firmware": "FW1"},
          {"name": "sdb", "serial": None, "wwn": "0x5000c0ffee000001", "firmware": "FW1"},
          {"name": "loop3", "serial": None, "wwn": None, "firmware": None}]
@@ -22,17 +23,23 @@ def test_a_worse_change_is_remembered_and_kept_off_next_time():
     worse = figures("sda", [50.0, 51.0, 49.0, 50.0, 52.0], [6.0, 6.5, 6.2, 6.1, 6.3])
     same = figures("loop3", [50.0] * 5, [50.0] * 5)
     first = verdict_memory.verdict_memory({}, DISKS, {"sda": {"value": 64}, "loop3": {"value": 64}}, "max_sectors_kb",
-                                          worse + same, "2026-11-29")
+                                          worse + same, "2026-11-29", kernel=KERNEL)
     assert first["kept"] == {}
-    assert first["memory"] == {"verdicts": [{"identity": "serial SSD-A", "firmware": "FW1", "setting": "max_sectors_kb",
-                                             "value": 64, "date": "2026-11-29", "why": worse[0]["why"]}]}
+    assert first["memory"] == {"verdicts": [{"identity": "serial SSD-A", "firmware": "FW1", "kernel": KERNEL,
+                                             "setting": "max_sectors_kb", "value": 64, "date": "2026-11-29",
+                                             "why": worse[0]["why"]}]}
     # The next run: the same value is kept off, another value or setting is tried.
-    again = verdict_memory.verdict_memory(first["memory"], DISKS, {"sda": {"value": 64}}, "max_sectors_kb")
-    assert again["kept"] == {"sda": "max_sectors_kb 64 measured worse on 2026-11-29 with the same firmware: "
+    again = verdict_memory.verdict_memory(first["memory"], DISKS, {"sda": {"value": 64}}, "max_sectors_kb", kernel=KERNEL)
+    assert again["kept"] == {"sda": "max_sectors_kb 64 measured worse on 2026-11-29 with the same firmware and kernel: "
                                     + worse[0]["why"]}
     assert again["memory"] == first["memory"]
-    assert verdict_memory.verdict_memory(first["memory"], DISKS, {"sda": {"value": 128}}, "max_sectors_kb")["kept"] == {}
-    assert verdict_memory.verdict_memory(first["memory"], DISKS, {"sda": {"value": 64}}, "scheduler")["kept"] == {}
+    for chosen, setting in (({"sda": {"value": 128}}, "max_sectors_kb"), ({"sda": {"value": 64}}, "scheduler"),
+                            # A rule that keeps its change measured worse (keep_worse) is applied again.
+                            ({"sda": {"value": 64, "keep_worse": True}}, "max_sectors_kb")):
+        assert verdict_memory.verdict_memory(first["memory"], DISKS, chosen, setting, kernel=KERNEL)["kept"] == {}
+    # A new kernel tries the change again.
+    assert verdict_memory.verdict_memory(first["memory"], DISKS, {"sda": {"value": 64}}, "max_sectors_kb",
+                                         kernel="6.12.57+deb13-amd64")["kept"] == {}
 
 
 def test_new_firmware_tries_again_and_the_disk_is_known_by_serial_then_wwn_then_name():
@@ -43,7 +50,9 @@ def test_new_firmware_tries_again_and_the_disk_is_known_by_serial_then_wwn_then_
                            {"identity": "name loop3", "firmware": None, "setting": "max_sectors_kb", "value": 64,
                             "date": "2026-11-01", "why": "w"}]}
     chosen = dict((disk["name"], {"value": 64}) for disk in DISKS)
-    assert sorted(verdict_memory.verdict_memory(memory, DISKS, chosen, "max_sectors_kb")["kept"]) == ["loop3", "sdb"]
+    # Remembered before verdicts held the kernel: compared by firmware alone.
+    assert sorted(verdict_memory.verdict_memory(memory, DISKS, chosen, "max_sectors_kb", kernel=KERNEL)["kept"]) == [
+        "loop3", "sdb"]
 
 
 def test_a_newer_verdict_replaces_the_older_one():

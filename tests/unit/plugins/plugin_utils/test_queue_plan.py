@@ -32,7 +32,7 @@ def test_the_class_disk_facts_gives_decides():
     # A disk whose class says virtio is tuned as virtio, whatever its name or transport.
     odd = dict(disk("sdz", "sata"), **{"class": "virtio"})
     assert queue_plan.plan([odd], "scheduler", {"ssd": "none", "virtio": "mq-deadline"})["chosen"] == {
-        "sdz": {"value": "mq-deadline", "source": "class virtio"}}
+        "sdz": {"value": "mq-deadline", "source": "class virtio", "keep_worse": False}}
 
 
 def test_classes_group_disks_and_skip_unmanaged():
@@ -41,7 +41,7 @@ def test_classes_group_disks_and_skip_unmanaged():
         {"devices": ["nvme0n1", "sda"], "attributes": {"scheduler": "none"}},
         {"devices": ["sdb"], "attributes": {"scheduler": "mq-deadline"}},
     ]
-    assert result["chosen"]["sdb"] == {"value": "mq-deadline", "source": "class hdd"}
+    assert result["chosen"]["sdb"] == {"value": "mq-deadline", "source": "class hdd", "keep_worse": False}
     assert "vdb" not in result["chosen"] and "loop0" not in result["chosen"]
 
 
@@ -49,9 +49,19 @@ def test_most_specific_choice_wins():
     models = [{"model": "CEPHOPS*", "scheduler": "kyber"}]
     overrides = [{"serial": "CEPHOPS-SSD-0001", "scheduler": "bfq"}]
     chosen = queue_plan.plan(ZOO, "scheduler", CLASSES, models, overrides)["chosen"]
-    assert chosen["sda"] == {"value": "bfq", "source": "disk CEPHOPS-SSD-0001"}
-    assert chosen["sdb"] == {"value": "kyber", "source": "model CEPHOPS*"}
+    assert chosen["sda"] == {"value": "bfq", "source": "disk CEPHOPS-SSD-0001", "keep_worse": False}
+    assert chosen["sdb"] == {"value": "kyber", "source": "model CEPHOPS*", "keep_worse": False}
     assert "vdb" not in chosen  # no model, and the virtio class is not managed
+
+
+def test_keep_worse_goes_with_the_rule_that_wins():
+    models = [{"model": "CEPHOPS*", "scheduler": "kyber", "keep_worse": True}]
+    overrides = [{"serial": "CEPHOPS-SSD-0001", "scheduler": "bfq"}]
+    chosen = queue_plan.plan(ZOO, "scheduler", CLASSES, models, overrides)["chosen"]
+    assert chosen["sda"] == {"value": "bfq", "source": "disk CEPHOPS-SSD-0001", "keep_worse": False}
+    assert chosen["sdb"] == {"value": "kyber", "source": "model CEPHOPS*", "keep_worse": True}
+    overrides[0]["keep_worse"] = True
+    assert queue_plan.plan(ZOO, "scheduler", CLASSES, [], overrides)["chosen"]["sda"]["keep_worse"] is True
 
 
 def test_wwn_override():
@@ -77,7 +87,7 @@ def test_a_model_that_keeps_the_scheduler_adds_to_the_class_tunables():
     result = queue_plan.plan(ZOO, "scheduler", CLASSES, models, extra={"hdd": {"fifo_batch": 8, "writes_starved": 3}})
     assert result["queues"][-1] == {"devices": ["sdb"], "attributes": {
         "scheduler": "mq-deadline", "iosched/fifo_batch": 4, "iosched/read_expire": 250, "iosched/writes_starved": 3}}
-    assert result["chosen"]["sdb"] == {"value": "mq-deadline", "source": "model CEPHOPS HDD"}
+    assert result["chosen"]["sdb"] == {"value": "mq-deadline", "source": "model CEPHOPS HDD", "keep_worse": False}
 
 
 def test_a_model_that_changes_the_scheduler_drops_the_class_tunables():
@@ -115,7 +125,7 @@ def test_the_first_matching_entry_wins_now_and_at_boot():
     # Each model gives two rules (sd* and nvme*), which never match the same disk.
     assert [r["comment"] for r in result["rules"]][-4:] == ["model CEPHOPS*"] * 2 + ["model CEPHOPS HDD"] * 2
     result = queue_plan.plan([sdb], "scheduler", CLASSES, models, overrides)
-    assert result["chosen"]["sdb"] == {"value": "none", "source": "disk CEPHOPS-HDD-0001"}
+    assert result["chosen"]["sdb"] == {"value": "none", "source": "disk CEPHOPS-HDD-0001", "keep_worse": False}
     assert [r["comment"] for r in result["rules"]][-3:] == ["disk 0x5000c500a1b2c3d4"] + ["disk CEPHOPS-HDD-0001"] * 2
 
 
@@ -150,8 +160,8 @@ PRO, EVO = "Samsung SSD 850 PRO 256GB", "Samsung SSD 850 EVO 250GB"
 def test_a_model_choice_tells_apart_models_with_the_same_first_16_characters():
     disks = [disk("sda", "sata", model=PRO), disk("sdb", "sata", model=EVO)]
     result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 256}, [{"model": PRO, "max_sectors_kb": 64}])
-    assert result["chosen"] == {"sda": {"value": 64, "source": "model " + PRO},
-                                "sdb": {"value": 256, "source": "class ssd"}}
+    assert result["chosen"] == {"sda": {"value": 64, "source": "model " + PRO, "keep_worse": False},
+                                "sdb": {"value": 256, "source": "class ssd", "keep_worse": False}}
     # udev's ID_MODEL holds the whole ATA model, whitespace made "_"; ATTRS{model} only 16 characters.
     assert [r["match"] for r in result["rules"] if r["comment"].startswith("model")] == [
         {"KERNEL": "sd*", "ENV{ID_MODEL}": "Samsung_SSD_850_PRO_256GB"},
@@ -198,8 +208,8 @@ def test_max_sectors_clamped_per_disk_with_an_identity_rule():
     disks = [dict(disk("sda", "sata", serial="SSD-A"), max_hw_sectors_kb=128),
              dict(disk("sdb", "sata", serial="SSD-B"), max_hw_sectors_kb=32767)]
     result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 1024})
-    assert result["chosen"] == {"sda": {"value": 128, "source": "class ssd"},
-                                "sdb": {"value": 1024, "source": "class ssd"}}
+    assert result["chosen"] == {"sda": {"value": 128, "source": "class ssd", "keep_worse": False},
+                                "sdb": {"value": 1024, "source": "class ssd", "keep_worse": False}}
     assert result["warnings"] == ["sda: max_sectors_kb 1024 clamped to its max_hw_sectors_kb 128"]
     assert result["rules"][-1] == {"comment": "disk sda, clamped to its max_hw_sectors_kb",
                                    "match": {"ENV{ID_SERIAL_SHORT}": "SSD-A"}, "attributes": {"max_sectors_kb": 128}}
@@ -217,9 +227,9 @@ def test_a_kept_disk_goes_back_to_its_value_and_a_rule_of_its_own_keeps_it_at_bo
              dict(disk("sdc", "sata"), max_sectors_kb=256, max_hw_sectors_kb=32767)]
     why = "measured worse"
     result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 64}, kept={"sda": why, "sdc": why})
-    assert result["chosen"] == {"sda": {"value": 512, "source": "kept: measured worse"},
-                                "sdb": {"value": 64, "source": "class ssd"},
-                                "sdc": {"value": 256, "source": "kept: measured worse"}}
+    assert result["chosen"] == {"sda": {"value": 512, "source": "kept: measured worse", "keep_worse": False},
+                                "sdb": {"value": 64, "source": "class ssd", "keep_worse": False},
+                                "sdc": {"value": 256, "source": "kept: measured worse", "keep_worse": False}}
     assert result["queues"] == [{"devices": ["sda"], "attributes": {"max_sectors_kb": 512}},
                                 {"devices": ["sdb"], "attributes": {"max_sectors_kb": 64}},
                                 {"devices": ["sdc"], "attributes": {"max_sectors_kb": 256}}]
@@ -242,7 +252,7 @@ def test_a_kept_scheduler_drops_the_class_tunables():
 
 def test_zero_leaves_a_class_alone():
     assert queue_plan.plan(ZOO, "max_sectors_kb", {"ssd": 0, "hdd": 64})["chosen"] == {
-        "sdb": {"value": 64, "source": "class hdd"}}
+        "sdb": {"value": 64, "source": "class hdd", "keep_worse": False}}
 
 
 def test_changing_lists_disks_whose_value_differs():
