@@ -62,6 +62,8 @@ _value:
   elements: dict
 """
 
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import read_verdict
+
 
 # Before/after read figures of the disks a tuning role changed, from two seq_read_probe runs
 # (the SSD optimisation article compared hdparm -Tt before and after, five runs each).
@@ -69,24 +71,6 @@ def _figure(result):
     row = result["table"][0] if result.get("table") else {}
     return dict(read_mib_s=row.get("read_mib_s"), min_mib_s=row.get("min_mib_s"), max_mib_s=row.get("max_mib_s"),
                 runs=row.get("runs", []), error=row.get("error"))
-
-
-def verdict(first, second, change, min_change_percent):
-    """``(verdict, why)`` of a change from the figure ``first`` to ``second`` (``change`` the
-    median's move in per cent): better or worse only when the runs' spreads do not overlap and
-    the median moved by more than ``min_change_percent``, so that a noisy host says same."""
-    if change is None:
-        return "same", "not measured on both sides"
-    if second["max_mib_s"] < first["min_mib_s"]:
-        direction = "worse"
-    elif second["min_mib_s"] > first["max_mib_s"]:
-        direction = "better"
-    else:
-        return "same", "the runs before and after overlap"
-    if abs(change) <= min_change_percent:
-        return "same", "the median moved by %.1f%%, not more than %s%%" % (abs(change), min_change_percent)
-    return direction, "every run %s and the median %+.1f%% (more than %s%%)" % (
-        "slower" if direction == "worse" else "faster", change, min_change_percent)
 
 
 def compare(before, after, chosen, what, min_change_percent=5):
@@ -100,12 +84,10 @@ def compare(before, after, chosen, what, min_change_percent=5):
         if result["device"] not in after_by_disk:
             continue
         first, second = _figure(result), _figure(after_by_disk[result["device"]])
-        change = None
-        if first["read_mib_s"] and second["read_mib_s"] is not None:
-            change = round(100.0 * (second["read_mib_s"] - first["read_mib_s"]) / first["read_mib_s"], 1)
+        change = read_verdict.change_percent(first, second)
         figure = dict(device=result["device"], what=what, setting=(chosen.get(result["device"]) or {}).get("value"),
                       before=first, after=second, change_percent=change)
-        figure["verdict"], figure["why"] = verdict(first, second, change, float(min_change_percent))
+        figure["verdict"], figure["why"] = read_verdict.verdict(first, second, change, float(min_change_percent))
         figure["line"] = describe(figure)
         figures.append(figure)
     return figures
@@ -113,13 +95,10 @@ def compare(before, after, chosen, what, min_change_percent=5):
 
 def describe(figure):
     """One line for the play's output."""
-    def side(speed):
-        if speed["read_mib_s"] is None:
-            return "not measured (%s)" % speed["error"]
-        return "%s MiB/s (%s-%s)" % (speed["read_mib_s"], speed["min_mib_s"], speed["max_mib_s"])
     change = "" if figure["change_percent"] is None else ", %+.1f%%" % figure["change_percent"]
     return "%s: %s %s, sequential read %s -> %s%s, median of %d runs (min-max): %s, %s" % (
-        figure["device"], figure["what"], figure["setting"], side(figure["before"]), side(figure["after"]), change,
+        figure["device"], figure["what"], figure["setting"], read_verdict.describe(figure["before"]),
+        read_verdict.describe(figure["after"]), change,
         len(figure["after"]["runs"]), figure["verdict"], figure["why"])
 
 

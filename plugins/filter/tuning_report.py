@@ -15,11 +15,15 @@ description:
   - Per host of O(hosts), per disk, each change the C(io_scheduler) and C(max_sectors_kb) roles
     made now (setting, value, where the value came from) with its read figures before and after
     (median of the runs with the slowest and fastest, from P(cephops.osd_tuning.read_figures#filter)).
+  - Per disk also its whole change over the play's queue roles (C(whole)), the figure of the disk
+    as the play found it (the first measured change's before) and as it leaves it (the last
+    measured change's after, or its before where that change was put back), with their verdict by
+    the same rule and O(min_change_percent).
   - A host without either role's result (unreachable, failed before them, or a run that left
     them out) is listed with status C(no_result).
 author:
   - cephops maintainers (@cephops)
-positional: hosts, generated_at
+positional: hosts, generated_at, min_change_percent
 options:
   _input:
     description: C(hostvars).
@@ -33,6 +37,10 @@ options:
   generated_at:
     description: Time stamp written into the report.
     type: str
+  min_change_percent:
+    description: The least move of the median, in per cent, for which the whole change is V(better) or V(worse).
+    type: float
+    default: 5
 """
 
 EXAMPLES = r"""
@@ -52,7 +60,8 @@ _value:
       C(hosts_tuned), C(changes), C(undone), C(kept_off)) and C(hosts), per host C(host), C(status)
       (V(tuned) or V(no_result)), C(roles), C(reboot_required), C(kept_off) (per change an earlier
       run measured worse and this one did not try again, C(device), C(setting) and C(why)) and
-      C(disks), per disk C(device) and
+      C(disks), per disk C(device), C(whole) (C(found), C(left), C(change_percent), C(verdict),
+      C(why), C(line); null when no change of the disk was measured) and
       C(changes), each with C(setting), C(value), C(source), C(read) (C(before), C(after),
       C(change_percent), C(verdict), C(why), C(line); null when the read speed was not
       measured) and C(undone) (true when the role put the value before back, the change
@@ -63,11 +72,31 @@ _value:
 # The tuning report: per host of the play, per disk, what the queue roles changed and the read
 # figures before and after each change (read_figures), so they outlive the play's output.
 
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import read_verdict
+
 # Role result variable per setting, in the order the roles run.
 ROLES = (("scheduler", "io_scheduler_result"), ("max_sectors_kb", "max_sectors_kb_result"))
 
 
-def _host(name, host_vars):
+def _whole(device, changes, min_change_percent):
+    """The disk as the play found it and as it leaves it, over its measured changes in the order
+    the roles made them; None where none was measured."""
+    measured = [change for change in changes if change["read"]]
+    if not measured:
+        return None
+    found, last = measured[0]["read"]["before"], measured[-1]
+    left = last["read"]["before"] if last["undone"] else last["read"]["after"]
+    change = read_verdict.change_percent(found, left)
+    whole = dict(found=found, left=left, change_percent=change)
+    whole["verdict"], whole["why"] = read_verdict.verdict(found, left, change, float(min_change_percent))
+    steps = ", ".join("%s %s%s" % (c["setting"], c["value"], " (undone)" if c["undone"] else "") for c in measured)
+    whole["line"] = "%s: as found %s, as left %s%s, after %s: %s, %s" % (
+        device, read_verdict.describe(found), read_verdict.describe(left),
+        "" if change is None else " (%+.1f%%)" % change, steps, whole["verdict"], whole["why"])
+    return whole
+
+
+def _host(name, host_vars, min_change_percent):
     results = dict((what, host_vars.get(variable)) for what, variable in ROLES if host_vars.get(variable))
     entry = dict(host=name, status="tuned" if results else "no_result", roles=sorted(results),
                  reboot_required=bool(host_vars.get("io_scheduler_reboot_required")), kept_off=[], disks=[])
@@ -89,14 +118,15 @@ def _host(name, host_vars):
                                                                "line"))
             disks.setdefault(device, []).append(dict(setting=what, value=chosen.get("value"),
                                                      source=chosen.get("source"), read=read, undone=device in undone))
-    entry["disks"] = [dict(device=device, changes=disks[device]) for device in sorted(disks)]
+    entry["disks"] = [dict(device=device, whole=_whole(device, disks[device], min_change_percent), changes=disks[device])
+                      for device in sorted(disks)]
     return entry
 
 
-def build(hostvars, hosts, generated_at=None):
+def build(hostvars, hosts, generated_at=None, min_change_percent=5):
     """The report of every host in ``hosts`` (the play's, failed and unreachable ones included)
     from ``hostvars``; a host that has neither role's result is listed as ``no_result``."""
-    entries = [_host(name, hostvars[name] if name in hostvars else {}) for name in hosts]
+    entries = [_host(name, hostvars[name] if name in hostvars else {}, min_change_percent) for name in hosts]
     return dict(
         generated_at=generated_at,
         read_figures=("sequential read (seq_read_probe, read-only, direct I/O) before and after the change: "

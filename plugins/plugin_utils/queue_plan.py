@@ -79,8 +79,8 @@ def choose(disk, attribute, classes, models=(), overrides=(), extra=None):
     ``tunables`` and ``keep_worse``; ``extra`` holds the tunables of each class.
     """
     value, source, tunables, keep_worse = None, None, {}, False
-    for layer_value, layer_tunables, layer_source, layer_keep in layers(disk, attribute, classes, models, overrides,
-                                                                         extra):
+    matching = layers(disk, attribute, classes, models, overrides, extra)
+    for layer_value, layer_tunables, layer_source, layer_keep in matching:
         if layer_value != value:  # a new scheduler starts from its own defaults
             tunables = {}
         value, source, keep_worse = layer_value, layer_source, layer_keep
