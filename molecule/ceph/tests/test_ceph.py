@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO_ROOT / "molecule" / "ceph"))
 
 import disk_checks  # noqa: E402
 import labctl  # noqa: E402
-from test_lab import whole_disk_by_serial  # noqa: E402
+from labhost import whole_disk_by_serial  # noqa: E402
 
 testinfra_hosts = ["ansible://osds"]
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from labhost import whole_disk_by_serial
+
 testinfra_hosts = ["ansible://osds"]
 
 GIB = 1 << 30
@@ -63,20 +65,6 @@ def vm_meta(host):
 def systemd_version(host):
     """systemd's version as a number; `systemctl --version` starts with `systemd 257 (257.13-1~deb13u1)`."""
     return int(re.match(r"systemd (\d+)", host.check_output("systemctl --version")).group(1))
-
-
-def whole_disk_by_serial(host, serial):
-    """The /dev/sdX-style node of the whole disk whose serial udev reads as ``serial``
-    (ID_SERIAL_SHORT; ID_SERIAL of a virtio disk). Not by a /dev/disk/by-id name: a SCSI
-    disk's runs its product and serial together ("scsi-0CEPHOPS_SPARE_SAS_SSD_1TCEPHOPS-OPSCSI-0001").
-    One udevadm call for every disk (0.17 s in an idle lab VM), not one per disk (2.8 s)."""
-    found = []
-    for record in host.check_output("udevadm info --query=all /sys/block/*").split("\n\n"):
-        properties = dict(line[3:].split("=", 1) for line in record.splitlines() if line.startswith("E: ") and "=" in line)
-        if serial in (properties.get("ID_SERIAL_SHORT"), properties.get("ID_SERIAL")):
-            found.append(properties["DEVNAME"])
-    assert len(found) == 1, f"{serial}: expected one whole disk with this serial, found {found}"
-    return found[0]
 
 
 def partition_table(host, disk):
