@@ -32,7 +32,6 @@ THROTTLED = {"ssd": ("CEPHOPS-SSD-0001", 0), "virtio": ("CEPHOPS-VIRTIO-0001", 6
 # fsync latency in the SSD selection article; the slower one's about an HDD's seek.
 FLUSH_COSTS = {"protected": 0, "consumer": 1_735_000, "slower": 8_000_000}
 FLUSH_COST_DISK = os.path.join(benchlib.REPO_ROOT, "lab", "flush_cost_disk.sh")
-EASY = dict(min_iops=1, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000)
 BOOTSTRAP = os.path.join(benchlib.REPO_ROOT, "molecule", "ceph", "bootstrap-mon-mgr.sh")
 # Ceph's small-write bench, 400 writes of 4 KiB (1.6 MB over 100 objects of 4 MiB): at the
 # slow disk's 10 writes a second that is a minute a run.
@@ -92,7 +91,7 @@ def main():
                 "/var/lib/ceph/bootstrap-osd/ceph.keyring"])
         for disk, path in paths.items():
             probe[disk] = benchlib.median([
-                vm.module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **EASY, **region))
+                vm.module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **benchlib.EASY, **region))
                 ["results"][0]["write_iops"] for _repeat in range(args.repeats)])
         for disk, path in paths.items():
             before = set(ceph(vm, "osd", "ls"))

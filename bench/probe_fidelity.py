@@ -22,12 +22,11 @@ import sys
 import benchlib
 
 LAB_DISKS = ("CEPHOPS-SSD-0001", "CEPHOPS-NVME-0001", "CEPHOPS-VIRTIO-0001", "CEPHOPS-SLOW-0001")
-EASY = dict(min_iops=1, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000)
 
 
 def probe(module, label, path, runtime, region=None):
     """(write IOPS, fio command) of one module run on ``path``."""
-    args = dict(devices=[path], runtime=runtime, overwrite_data=[path], plp_runtime=0, adaptive=False, **EASY)
+    args = dict(devices=[path], runtime=runtime, overwrite_data=[path], plp_runtime=0, adaptive=False, **benchlib.EASY)
     found = module("sync_write_probe", dict(args, **(region or {})))["results"][0]
     if found["write_iops"] is None:
         sys.exit("%s: the module measured nothing: %s" % (label, "; ".join(found["reasons"])))

@@ -27,7 +27,6 @@ OPS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "region_ops.py")
 REGION = (1024 * 1024 ** 2, 512 * 1024 ** 2)
 PROBE_SECONDS = 15
 LAB_DISKS = ("CEPHOPS-SSD-0001", "CEPHOPS-VIRTIO-0001", "CEPHOPS-HDD-0001", "CEPHOPS-SLOW-0001")
-EASY = dict(min_iops=1, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marginal_max_p99_sync_latency_ms=10000)
 
 
 class Host:
@@ -96,7 +95,7 @@ def main():
                 runs["check"].append(where.ops("check", paths))
                 runs["save_restore"].append(where.ops("save_restore", paths))
                 runs["gate"].append(timed(lambda: where.module("sync_write_probe", dict(
-                    devices=paths, runtime=PROBE_SECONDS, **EASY))))
+                    devices=paths, runtime=PROBE_SECONDS, **benchlib.EASY))))
                 where.ops("dirty", paths, str(PROBE_SECONDS))
                 runs["restore"].append(where.ops("restore", paths))
                 where.ops("dirty", paths, str(PROBE_SECONDS))
