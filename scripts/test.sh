@@ -195,7 +195,7 @@ CONVERGE_INPUTS=(galaxy.yml meta plugins roles playbooks molecule/shared .config
 # The steps between create and verify whose outcome a scenario keeps: the scenario's own sequence
 # less its reboot (side_effect in the default one), for which the boot of the kept disks stands.
 declare -A KEPT_STEPS=([default]="prepare converge idempotence" [releases]="prepare converge idempotence"
-  [ceph]="prepare converge" [fleet]="converge side_effect")
+  [ceph]="prepare converge" [fleet]="converge side-effect")
 # The ceph scenario's osds play comes from the ceph-ansible and openstack.config_template
 # snapshots beside the project (molecule/ceph/converge.yml): they are its inputs too.
 PEERS_DIR="$REPO_ROOT/../shared/peers"
