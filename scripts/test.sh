@@ -221,9 +221,11 @@ converge_key() {
 # limits and the reports left on the controller are kept under converge_key; verify runs on the
 # guests booted again from them (a cold boot through grub stands for the reboot). When that key's
 # state is kept already, the run boots it and goes straight to verify: those steps passed on
-# these very inputs. A state whose verify fails is dropped, so the next run makes it again.
+# these very inputs. A kept state whose verify fails in a later run is dropped, so the run after
+# makes it again; in the run that made it, a failing verify more likely lies in a test, whose fix
+# the next run then proves on the same state.
 lab_kept() {
-  local scenario="$1" key saved step rc=0
+  local scenario="$1" key saved step made="" rc=0
   local labctl=(python3 lab/labctl.py --state-dir "$REPO_ROOT/.lab/${CEPHOPS_LAB_SUITE:-molecule}-$1")
   key="$(converge_key "$scenario")"
   saved="$CEPHOPS_CACHE/lab/converged-${CEPHOPS_LAB_SUITE:-$scenario}-$key"
@@ -239,9 +241,10 @@ lab_kept() {
     [ "$rc" -eq 0 ] && { "${labctl[@]}" save --to "$saved" || rc=1; }
     molecule_timed destroy -s "$scenario" || rc=1
     [ "$rc" -eq 0 ] || return 1
+    made=1
   fi
   if ! CEPHOPS_LAB_SAVED="$saved" molecule_timed create -s "$scenario" || ! molecule_timed verify -s "$scenario"; then
-    rm -rf "$saved"
+    [ -n "$made" ] || rm -rf "$saved"
     rc=1
   fi
   molecule_timed destroy -s "$scenario" || rc=1

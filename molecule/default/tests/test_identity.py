@@ -87,7 +87,7 @@ def test_model_rule_tells_apart_models_sysfs_shows_alike(host):
     disks = disk_facts(host)
     names = sorted(disks[serial]["name"] for serial in (FAST, SLOW))
     plan = queue_plan.plan(list(disks.values()), "max_sectors_kb", {}, [{"model": EVO, "max_sectors_kb": 16}])
-    assert plan["chosen"] == {disks[SLOW]["name"]: {"value": 16, "source": "model " + EVO}}
+    assert plan["chosen"] == {disks[SLOW]["name"]: {"value": 16, "source": "model " + EVO, "keep_worse": False}}
     before = (max_sectors_kb(host, FAST), max_sectors_kb(host, SLOW))
     assert "16" not in before
     args = {"path": TEST_RULES, "rules": plan["rules"], "owner": "test_identity", "trigger": names, "backup": False}

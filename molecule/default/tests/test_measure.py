@@ -77,7 +77,7 @@ def test_measurement_mode_chooses_by_the_minimum_gain_and_keeps_it_by_model(host
         expected = best if best != before and gain >= MIN_GAIN else before
         assert (model["best"], model["chosen"]) == (best, expected), model
         assert expected == candidate, "eight times fewer requests did not read %d%% faster: %s" % (MIN_GAIN, speeds)
-        assert result["chosen"][name] == {"value": expected, "source": "model %s" % model_name}
+        assert result["chosen"][name] == {"value": expected, "source": "model %s" % model_name, "keep_worse": False}
         assert max_sectors_kb(host, name) == expected
 
         # The article's other cost of small requests: more of them, so more interrupts for the
