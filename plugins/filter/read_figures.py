@@ -84,10 +84,8 @@ def compare(before, after, chosen, what, min_change_percent=5):
         if result["device"] not in after_by_disk:
             continue
         first, second = _figure(result), _figure(after_by_disk[result["device"]])
-        change = read_verdict.change_percent(first, second)
         figure = dict(device=result["device"], what=what, setting=(chosen.get(result["device"]) or {}).get("value"),
-                      before=first, after=second, change_percent=change)
-        figure["verdict"], figure["why"] = read_verdict.verdict(first, second, change, float(min_change_percent))
+                      before=first, after=second, **read_verdict.judge(first, second, min_change_percent))
         figure["line"] = describe(figure)
         figures.append(figure)
     return figures

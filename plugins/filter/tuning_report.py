@@ -86,9 +86,8 @@ def _whole(device, changes, min_change_percent):
         return None
     found, last = measured[0]["read"]["before"], measured[-1]
     left = last["read"]["before"] if last["undone"] else last["read"]["after"]
-    change = read_verdict.change_percent(found, left)
-    whole = dict(found=found, left=left, change_percent=change)
-    whole["verdict"], whole["why"] = read_verdict.verdict(found, left, change, float(min_change_percent))
+    whole = dict(found=found, left=left, **read_verdict.judge(found, left, min_change_percent))
+    change = whole["change_percent"]
     steps = ", ".join("%s %s%s" % (c["setting"], c["value"], " (undone)" if c["undone"] else "") for c in measured)
     whole["line"] = "%s: as found %s, as left %s%s, after %s: %s, %s" % (
         device, read_verdict.describe(found), read_verdict.describe(left),

@@ -10,17 +10,19 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 
-def change_percent(first, second):
-    """The median's move from ``first`` to ``second`` in per cent, or None where either has none."""
-    if not first["read_mib_s"] or second["read_mib_s"] is None:
-        return None
-    return round(100.0 * (second["read_mib_s"] - first["read_mib_s"]) / first["read_mib_s"], 1)
+def judge(first, second, min_change_percent):
+    """``{change_percent, verdict, why}`` of a change from the figure ``first`` to ``second``:
+    the median's move in per cent (None where either has no median), and better or worse only
+    when the runs' spreads do not overlap and the median moved by more than
+    ``min_change_percent``, so that a noisy host says same."""
+    change = None
+    if first["read_mib_s"] and second["read_mib_s"] is not None:
+        change = round(100.0 * (second["read_mib_s"] - first["read_mib_s"]) / first["read_mib_s"], 1)
+    verdict, why = _verdict(first, second, change, float(min_change_percent))
+    return dict(change_percent=change, verdict=verdict, why=why)
 
 
-def verdict(first, second, change, min_change_percent):
-    """``(verdict, why)`` of a change from the figure ``first`` to ``second`` (``change`` the
-    median's move in per cent): better or worse only when the runs' spreads do not overlap and
-    the median moved by more than ``min_change_percent``, so that a noisy host says same."""
+def _verdict(first, second, change, min_change_percent):
     if change is None:
         return "same", "not measured on both sides"
     if second["max_mib_s"] < first["min_mib_s"]:

@@ -77,10 +77,15 @@ def play_queue_roles(records, tmp_path, throttle=None, check=False, **variables)
     return rc, played, report
 
 
+def task_results(played, name):
+    """The results of every task called ``name`` (in a role or not), skipped ones included."""
+    return [task["hosts"]["localhost"] for task in played["plays"][0]["tasks"]
+            if task["task"]["name"].split(" : ")[-1] == name]
+
+
 def task_msg(played, name):
     """The message of the one task called ``name`` (in a role or not) that ran."""
-    found = [task["hosts"]["localhost"] for task in played["plays"][0]["tasks"]
-             if task["task"]["name"].split(" : ")[-1] == name and not task["hosts"]["localhost"].get("skipped")]
+    found = [result for result in task_results(played, name) if not result.get("skipped")]
     assert len(found) == 1, (name, found)
     return found[0]["msg"]
 
@@ -149,16 +154,15 @@ def test_check_mode_says_it_would_measure_cannot_predict_and_reads_nothing(loop_
     records = [hdd(disk)]
     rc, played, report = play_queue_roles(records, tmp_path, check=True)
     assert rc == 0, json.dumps(played)[-3000:]
-    said = [task["hosts"]["localhost"]["msg"] for task in played["plays"][0]["tasks"]
-            if task["task"]["name"].endswith("Say what a real run would measure, which check mode cannot")
-            and not task["hosts"]["localhost"].get("skipped")]
+    said = [result["msg"] for result in task_results(played, "Say what a real run would measure, which check mode cannot")
+            if not result.get("skipped")]
     assert said == ["%s: a real run reads each disk before and after the change and puts back a change measured "
                     "worse; check mode cannot predict the verdict" % disk.name] * 2, said
     assert report is None
     assert "[none]" in queue(disk, "scheduler") and queue(disk, "max_sectors_kb") == "128"
     # No reads before or after: both roles' four read tasks skipped.
-    reads = [task["hosts"]["localhost"] for task in played["plays"][0]["tasks"]
-             if task["task"]["name"].split(" : ")[-1].startswith("Read speed of the")]
+    reads = (task_results(played, "Read speed of the disks about to change, before (median of 5)")
+             + task_results(played, "Read speed of the changed disks, after (median of 5)"))
     assert len(reads) == 4 and all(result.get("skipped") for result in reads), reads
 
 
