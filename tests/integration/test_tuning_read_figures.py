@@ -186,8 +186,12 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
         worse = changes[(slowed.name, "max_sectors_kb")]
         assert (worse["value"], worse["read"]["verdict"], worse["undone"]) == (64, "worse", True), worse["read"]["line"]
         assert worse["read"]["after"]["max_mib_s"] < worse["read"]["before"]["min_mib_s"]
+        # The neutral changes measure `same` on a quiet host; on a busy one a 1 s run can catch the
+        # throttle's burst allowance and measure `better` (+8.4 %, every run faster, in a CI run).
+        # Either way they are not worse and stay; the verdict rule itself is test_read_figures.py's.
         for key in ((steady.name, "max_sectors_kb"), (slowed.name, "scheduler"), (steady.name, "scheduler")):
-            assert (changes[key]["read"]["verdict"], changes[key]["undone"]) == ("same", False), changes[key]["read"]["line"]
+            assert changes[key]["read"]["verdict"] in ("same", "better"), changes[key]["read"]["line"]
+            assert not changes[key]["undone"], changes[key]["read"]["line"]
         assert report["summary"]["undone"] == 1
         assert task_msg(played, "Summary of this host")["undone"] == {"scheduler": [], "max_sectors_kb": [slowed.name]}
         assert task_msg(played, "Show the changes put back") == [
