@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 name: read_figures
-short_description: Before/after sequential read figures of the disks a tuning role changed
+short_description: Before/after read figures of the disks a tuning role changed
 version_added: 0.1.0
 description:
   - Pairs two M(cephops.osd_tuning.seq_read_probe) runs, before and after a change, per disk
@@ -52,12 +52,15 @@ RETURN = r"""
 _value:
   description:
     - Per disk C(device), C(setting), C(before) and C(after) (each C(read_mib_s), the median,
-      C(min_mib_s), C(max_mib_s), C(runs) and C(error)), C(change_percent) (null when a
-      side has no median), C(verdict), C(why), C(what) and C(line) (all of it in one line).
-    - C(verdict) is V(worse) only when every run after is slower than every run before and the
+      C(min_mib_s), C(max_mib_s), C(runs) and C(error), and where the probe read at random too,
+      the C(random_*) figures of M(cephops.osd_tuning.seq_read_probe)'s row), C(change_percent)
+      (null when a side has no median), C(random_change_percent) (where there are random
+      figures), C(verdict), C(why), C(what) and C(line) (all of it in one line).
+    - Per measure, V(worse) only when every run after is slower than every run before and the
       median dropped by more than O(min_change_percent); V(better) likewise the other way;
       otherwise V(same), and C(why) says which of the two did not hold (or that a side was not
-      measured).
+      measured). The change's C(verdict) is V(worse) where either measure is, else V(better)
+      where either is, else V(same); with two measures C(why) gives each one's.
   type: list
   elements: dict
 """
@@ -69,8 +72,10 @@ from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import read_ver
 # (the SSD optimisation article compared hdparm -Tt before and after, five runs each).
 def _figure(result):
     row = result["table"][0] if result.get("table") else {}
-    return dict(read_mib_s=row.get("read_mib_s"), min_mib_s=row.get("min_mib_s"), max_mib_s=row.get("max_mib_s"),
-                runs=row.get("runs", []), error=row.get("error"))
+    figure = dict(read_mib_s=row.get("read_mib_s"), min_mib_s=row.get("min_mib_s"), max_mib_s=row.get("max_mib_s"),
+                  runs=row.get("runs", []), error=row.get("error"))
+    figure.update((key, value) for key, value in row.items() if key.startswith("random_"))
+    return figure
 
 
 def compare(before, after, chosen, what, min_change_percent=5):
@@ -93,10 +98,8 @@ def compare(before, after, chosen, what, min_change_percent=5):
 
 def describe(figure):
     """One line for the play's output."""
-    change = "" if figure["change_percent"] is None else ", %+.1f%%" % figure["change_percent"]
-    return "%s: %s %s, sequential read %s -> %s%s, median of %d runs (min-max): %s, %s" % (
-        figure["device"], figure["what"], figure["setting"], read_verdict.describe(figure["before"]),
-        read_verdict.describe(figure["after"]), change,
+    return "%s: %s %s, %s, median of %d runs (min-max): %s, %s" % (
+        figure["device"], figure["what"], figure["setting"], read_verdict.describe(figure["before"], figure["after"], figure),
         len(figure["after"]["runs"]), figure["verdict"], figure["why"])
 
 

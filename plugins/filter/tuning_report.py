@@ -87,11 +87,9 @@ def _whole(device, changes, min_change_percent):
     found, last = measured[0]["read"]["before"], measured[-1]
     left = last["read"]["before"] if last["undone"] else last["read"]["after"]
     whole = dict(found=found, left=left, **read_verdict.judge(found, left, min_change_percent))
-    change = whole["change_percent"]
     steps = ", ".join("%s %s%s" % (c["setting"], c["value"], " (undone)" if c["undone"] else "") for c in measured)
-    whole["line"] = "%s: as found %s, as left %s%s, after %s: %s, %s" % (
-        device, read_verdict.describe(found), read_verdict.describe(left),
-        "" if change is None else " (%+.1f%%)" % change, steps, whole["verdict"], whole["why"])
+    whole["line"] = "%s: as found -> as left, %s, after %s: %s, %s" % (
+        device, read_verdict.describe(found, left, whole), steps, whole["verdict"], whole["why"])
     return whole
 
 
@@ -113,8 +111,8 @@ def _host(name, host_vars, min_change_percent):
             figure = figures.get(device)
             read = None
             if figure:
-                read = dict((key, figure.get(key)) for key in ("before", "after", "change_percent", "verdict", "why",
-                                                               "line"))
+                read = dict((key, figure[key]) for key in ("before", "after", "change_percent", "random_change_percent",
+                                                           "verdict", "why", "line") if key in figure)
             disks.setdefault(device, []).append(dict(setting=what, value=chosen.get("value"),
                                                      source=chosen.get("source"), read=read, undone=device in undone))
     entry["disks"] = [dict(device=device, whole=_whole(device, disks[device], min_change_percent), changes=disks[device])
@@ -128,9 +126,10 @@ def build(hostvars, hosts, generated_at=None, min_change_percent=5):
     entries = [_host(name, hostvars[name] if name in hostvars else {}, min_change_percent) for name in hosts]
     return dict(
         generated_at=generated_at,
-        read_figures=("sequential read (seq_read_probe, read-only, direct I/O) before and after the change: "
-                      "read_mib_s is the median of the runs, min_mib_s and max_mib_s their spread; a change "
-                      "measured worse (every run slower, the median down by more than the minimum) is undone"),
+        read_figures=("sequential read and 4 KiB random read at a queue depth of 32 (seq_read_probe, read-only, "
+                      "direct I/O) before and after the change: read_mib_s and random_iops are the medians of the "
+                      "runs, min_* and max_* their spread, random_lat_ms the median mean latency; a change measured "
+                      "worse in either (every run slower, the median down by more than the minimum) is undone"),
         summary=dict(hosts=len(entries), hosts_tuned=sum(1 for e in entries if e["status"] == "tuned"),
                      changes=sum(len(disk["changes"]) for e in entries for disk in e["disks"]),
                      undone=sum(1 for e in entries for disk in e["disks"] for change in disk["changes"]

@@ -30,9 +30,11 @@ def set_queue(disk, attribute, value):
         handle.write(value)
 
 
-def mib_read(disk):
+def reads_done(disk):
+    """(MiB read, read requests completed) of ``disk`` so far, as the kernel counts them."""
     with open("/sys/block/%s/stat" % disk.name) as handle:
-        return int(handle.read().split()[2]) * 512 / float(MIB)
+        fields = handle.read().split()
+    return int(fields[2]) * 512 / float(MIB), int(fields[0])
 
 
 @pytest.fixture
@@ -101,17 +103,18 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
     set_queue(settled, "scheduler", "mq-deadline")
     set_queue(settled, "max_sectors_kb", "64")
     records = [hdd(d) for d in disks]
-    read_before = dict((d.name, mib_read(d)) for d in disks)
+    read_before = dict((d.name, reads_done(d)) for d in disks)
     # Kept whatever their verdict, which this test does not choose: it proves where the figures come from.
     rc, played, report = play_queue_roles(records, tmp_path, io_scheduler_keep_worse=True, max_sectors_kb_keep_worse=True)
     assert rc == 0, json.dumps(played)[-3000:]
-    read = dict((d.name, mib_read(d) - read_before[d.name]) for d in disks)
+    read = dict((d.name, reads_done(d)[0] - read_before[d.name][0]) for d in disks)
+    requests = dict((d.name, reads_done(d)[1] - read_before[d.name][1]) for d in disks)
 
     host, = report["hosts"]
     assert (host["host"], host["status"], host["roles"]) == ("localhost", "tuned", ["max_sectors_kb", "scheduler"])
     assert [disk["device"] for disk in host["disks"]] == sorted([first.name, second.name]), host
     assert report["summary"] == {"hosts": 1, "hosts_tuned": 1, "changes": 4, "undone": 0, "kept_off": 0}
-    reported = dict((d.name, 0.0) for d in disks)
+    reported, reported_random = dict((d.name, 0.0) for d in disks), dict((d.name, 0.0) for d in disks)
     lines = []
     for disk in host["disks"]:
         assert [(c["setting"], c["value"], c["source"]) for c in disk["changes"]] == [
@@ -123,9 +126,17 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
                 assert side["read_mib_s"] == sorted(side["runs"])[2]
                 assert (side["min_mib_s"], side["max_mib_s"]) == (min(side["runs"]), max(side["runs"]))
                 assert side["min_mib_s"] > 0
-                reported[disk["device"]] += sum(side["runs"])  # 1 s each
+                assert side["random_error"] is None and len(side["random_runs"]) == 5, figure
+                assert side["random_iops"] == sorted(side["random_runs"])[2]
+                assert (side["random_min_iops"], side["random_max_iops"]) == (min(side["random_runs"]),
+                                                                              max(side["random_runs"]))
+                # 32 requests in flight: the mean latency is about 32 over the IOPS.
+                assert 0.5 * 32e3 / side["random_iops"] <= side["random_lat_ms"] <= 2 * 32e3 / side["random_iops"], side
+                reported[disk["device"]] += sum(side["runs"]) + sum(side["random_runs"]) * 4 / 1024.0  # 1 s each
+                reported_random[disk["device"]] += sum(side["random_runs"])
             assert figure["line"].startswith("%s: %s %s, sequential read " % (disk["device"], change["setting"],
                                                                               change["value"]))
+            assert "; 4 KiB random read (QD32) " in figure["line"] and "random_change_percent" in figure
             assert figure["line"].endswith(": %s, %s" % (figure["verdict"], figure["why"]))
             assert figure["verdict"] in ("better", "same", "worse") and change["undone"] is False
             lines.append(figure["line"])
@@ -138,10 +149,15 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
     assert sorted(summary["whole"]) == sorted(disk["whole"]["line"] for disk in host["disks"])
     assert summary["undone"] == {"scheduler": [], "max_sectors_kb": []}
     assert "[mq-deadline]" in queue(first, "scheduler") and queue(first, "max_sectors_kb") == "64"
-    # fio's MiB/s of 1 s runs against the kernel's count of what was read from each disk: the
-    # 20 runs read the changed disk, and little else did (disk_facts samples 64 MiB).
+    # fio's figures of 1 s runs against the kernel's counts of what was read from each disk: the
+    # 20 sequential and 20 random runs read the changed disk, and little else did (disk_facts
+    # samples 64 MiB). The random runs' 4 KiB requests are most of the requests; the sequential
+    # runs add one per max_sectors_kb (64 KiB or more) read.
     for disk in (first, second):
         assert 0.8 * reported[disk.name] <= read[disk.name] <= 1.25 * reported[disk.name] + 128, (reported, read)
+        assert 0.8 * reported_random[disk.name] <= requests[disk.name], (reported_random, requests)
+        assert requests[disk.name] <= 1.25 * reported_random[disk.name] + read[disk.name] * 16 + 2048, (
+            reported_random, requests, read)
     # The settled disk was only inventoried (disk_facts samples its start), never measured.
     assert read[settled.name] < 0.05 * reported[first.name], (reported, read)
 

@@ -91,6 +91,9 @@ def test_measurement_mode_chooses_by_the_minimum_gain_and_keeps_it_by_model(host
         assert figure["device"] == name and figure["setting"] == candidate, figure
         assert len(figure["before"]["runs"]) == 5 and len(figure["after"]["runs"]) == 5, figure
         assert figure["after"]["read_mib_s"] > figure["before"]["read_mib_s"], figure["line"]
+        # And the 4 KiB random reads at QD32 beside them, on the emulated SATA disk.
+        for side in (figure["before"], figure["after"]):
+            assert len(side["random_runs"]) == 5 and side["random_iops"] > 0 and side["random_lat_ms"] > 0, figure
 
         # The model rule keeps the choice: udev sets it again after the value was changed.
         rules = host.file(RULES).content_string

@@ -76,8 +76,8 @@ def test_the_whole_change_runs_from_the_disk_as_found_to_the_disk_as_left():
     whole = tuning_report.build(hostvars([]), ["osd1"])["hosts"][0]["disks"][0]["whole"]
     assert (whole["found"]["read_mib_s"], whole["left"]["read_mib_s"]) == (100.0, 40.0)
     assert (whole["change_percent"], whole["verdict"]) == (-60.0, "worse")
-    assert whole["line"].startswith("sdb: as found 100.0 MiB/s (98.0-101.0), as left 40.0 MiB/s (40.0-40.0) (-60.0%), "
-                                    "after scheduler mq-deadline, max_sectors_kb 64: worse, ")
+    assert whole["line"].startswith("sdb: as found -> as left, sequential read 100.0 MiB/s (98.0-101.0) -> "
+                                    "40.0 MiB/s (40.0-40.0), -60.0%, after scheduler mq-deadline, max_sectors_kb 64: worse, ")
     # The second change put back: the disk leaves as the second change found it.
     whole = tuning_report.build(hostvars(["sdb"]), ["osd1"], min_change_percent=15)["hosts"][0]["disks"][0]["whole"]
     assert (whole["left"]["read_mib_s"], whole["change_percent"]) == (90.0, -10.0)

@@ -17,6 +17,17 @@ def test_read_command_is_read_only_and_one_job_per_disk():
     assert not any(arg.startswith(("--rw=write", "--rw=randwrite", "--fsync")) for arg in argv)
 
 
+def test_random_read_command_is_read_only_4k_at_queue_depth_32():
+    argv = read_utils.random_read_command("fio", [("sdb", "/dev/sdb")], 5, 1024)
+    assert {"--readonly", "--rw=randread", "--direct=1", "--bs=4k", "--iodepth=32"} <= set(argv)
+    assert argv[-2:] == ["--name=sdb", "--filename=/dev/sdb"]
+
+
+def test_random_figures_from_captured_fio(fixture_text):
+    figures = read_utils.random_figures(json.loads(fixture_text("fio_read/two_disks_random.json")))
+    assert figures == {"sdb": (96583.4, 0.331, None), "sdc": (85415.6, 0.374, None)}
+
+
 def test_read_throughput_from_captured_fio(fixture_text):
     speeds = read_utils.read_throughput(json.loads(fixture_text("fio_read/two_disks.json")))
     assert sorted(speeds) == ["sdb", "sdc"]
@@ -133,7 +144,7 @@ DISKS = [{"name": "sdb", "max_sectors_kb": 512}, {"name": "sdc", "max_sectors_kb
 
 def test_a_round_sets_each_disk_and_rows_only_disks_with_a_value_left(monkeypatch, fixture_text):
     host = Host(monkeypatch, fixture_text("fio_read/two_disks.json"))
-    rows = read_utils.measure_round(["fio"], DISKS, {"sdb": [64, 128], "sdc": [64]}, 1, 65, {"sdb": ("device", [30])})
+    rows = read_utils.measure_round([["fio"]], DISKS, {"sdb": [64, 128], "sdc": [64]}, 1, 65, {"sdb": ("device", [30])})
     assert host.written == [("sdb", "max_sectors_kb", "128"), ("sdc", "max_sectors_kb", "64")]
     assert host.runs == [([["fio"]], 65)]
     assert list(rows) == ["sdb"] and rows["sdb"]["max_sectors_kb"] == 128 and rows["sdb"]["error"] is None
@@ -143,18 +154,51 @@ def test_a_round_sets_each_disk_and_rows_only_disks_with_a_value_left(monkeypatc
 
 def test_a_disk_without_irqs_of_its_own_gets_the_host_rate(monkeypatch, fixture_text):
     Host(monkeypatch, fixture_text("fio_read/two_disks.json"))
-    rows = read_utils.measure_round(["fio"], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65, {"sdb": ("device", [30])})
+    rows = read_utils.measure_round([["fio"]], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65, {"sdb": ("device", [30])})
     assert rows["sdc"]["interrupts_per_s"] == 500.0
 
 
 def test_a_round_without_fio_json_is_an_error_for_every_disk(monkeypatch):
     Host(monkeypatch, "", rc=1, stderr="fio: engine libaio not loadable\n")
-    rows = read_utils.measure_round(["fio"], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)
+    rows = read_utils.measure_round([["fio"]], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)
     assert rows["sdc"] == {"max_sectors_kb": 64, "read_mib_s": None,
                            "error": "fio printed no JSON (rc=1): fio: engine libaio not loadable",
                            "interrupts_per_s": 500.0}
     Host(monkeypatch, "", rc=-15, timed_out=True)
-    assert read_utils.measure_round(["fio"], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)["sdb"]["error"] == "timed out"
+    assert read_utils.measure_round([["fio"]], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)["sdb"]["error"] == "timed out"
+
+
+def test_a_round_with_random_reads_runs_both_and_rows_both_figures(monkeypatch, fixture_text):
+    outputs = iter([fixture_text("fio_read/two_disks.json"), fixture_text("fio_read/two_disks_random.json")])
+    host = Host(monkeypatch, None)
+    monkeypatch.setattr(read_utils.processes, "run_processes",
+                        lambda argvs, timeout: host.runs.append(argvs) or [(0, next(outputs), "", False)])
+    rows = read_utils.measure_round([["fio", "seq"], ["fio", "rand"]], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)
+    assert host.runs == [[["fio", "seq"]], [["fio", "rand"]]]
+    assert (rows["sdb"]["random_iops"], rows["sdb"]["random_lat_ms"], rows["sdb"]["random_error"]) == (96583.4, 0.331, None)
+    assert rows["sdb"]["read_mib_s"] == round(1106190065 / float(1024 ** 2), 1)
+
+
+def test_a_failed_random_run_is_an_error_of_the_random_figure_only(monkeypatch, fixture_text):
+    outputs = iter([(0, fixture_text("fio_read/two_disks.json")), (1, "")])
+    Host(monkeypatch, None)
+    monkeypatch.setattr(read_utils.processes, "run_processes",
+                        lambda argvs, timeout: [next(outputs) + ("fio: io_submit: Invalid argument\n", False)])
+    row = read_utils.measure_round([["fio"], ["fio"]], DISKS, {"sdb": [64], "sdc": [64]}, 0, 65)["sdc"]
+    assert row["read_mib_s"] is not None and row["error"] is None
+    assert (row["random_iops"], row["random_lat_ms"]) == (None, None)
+    assert row["random_error"] == "fio printed no JSON (rc=1): fio: io_submit: Invalid argument"
+
+
+def test_summarise_gives_the_random_figure_its_median_spread_and_latency():
+    runs = [dict(row(64, 100.0), error=None, random_iops=iops, random_lat_ms=lat, random_error=None)
+            for iops, lat in ((900.0, 35.0), (1000.0, 32.0), (1200.0, 26.0))]
+    only, = read_utils.summarise(runs)
+    assert (only["random_iops"], only["random_min_iops"], only["random_max_iops"], only["random_lat_ms"]) == (
+        1000.0, 900.0, 1200.0, 32.0)
+    runs[1].update(random_iops=None, random_lat_ms=None, random_error="timed out")
+    only, = read_utils.summarise(runs)
+    assert (only["random_iops"], only["random_error"], only["random_runs"]) == (None, "timed out", [900.0, None, 1200.0])
 
 
 def test_set_back_restores_every_disk_and_names_those_that_failed(monkeypatch):
