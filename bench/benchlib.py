@@ -136,7 +136,7 @@ def lab_gate_variables():
 
     values = {}
     for path in (os.path.join(REPO_ROOT, "roles", "disk_gate", "defaults", "main.yml"),
-                 os.path.join(LAB_GROUP_VARS, "osds.yml")):
+                 os.path.join(LAB_GROUP_VARS, "osds", "lab.yml")):
         with open(path) as handle:
             values.update(yaml.safe_load(handle))
     return values

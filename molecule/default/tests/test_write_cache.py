@@ -34,7 +34,7 @@ READS = {
     "nvme": ("nvme get-feature %s --feature-id=6", r"Current value:\s*(?:0x)?0*(\d)"),
 }
 # Short: QEMU's NVMe controller has stopped completing I/O under long fio load on a starved host
-# (molecule/shared/group_vars/osds.yml). No run without fsync: it would only add load.
+# (molecule/shared/group_vars/osds/lab.yml). No run without fsync: it would only add load.
 PROBE = {"runtime": 2, "plp_runtime": 0, "region_size_mib": 16}
 
 
