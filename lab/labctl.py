@@ -110,7 +110,7 @@ ZOO = (
     Disk("hdd", "sata", "CEPHOPS-HDD-0001", "CEPHOPS SATA HDD 7200RPM 8TB", "CHDD0001", rotation_rate=7200),
     # Slow at sync writes, fast at reads, like a consumer SSD. Its cap sits far below what the
     # fast SSD reaches on a loaded host (54-66 with two VMs beside the other stages), so the
-    # gate's lab floors can sit between with room on both sides (molecule/shared/group_vars).
+    # gate's lab floors can sit between with room on both sides (molecule/shared/group_vars/osds/lab.yml).
     Disk("slow", "sata", "CEPHOPS-SLOW-0001", "CEPHOPS SATA SSD 870 EVO 500GB", "CEVO2B6Q", rotation_rate=1,
          write_iops=10),
     Disk("data", "sata", "CEPHOPS-DATA-0001", "CEPHOPS DATA SSD 1TB WITH FILES", "CDAT0001", rotation_rate=1,
@@ -449,8 +449,8 @@ class Lab:
                               capture_output=True, text=True, check=False)
         if qemu.returncode != 0:
             raise LabError(f"{name}: QEMU failed to start: {qemu.stderr.strip()}")
-        for disk, iops in meta.get("throttles", {}).items():
-            self.throttle_writes(name, disk, iops)
+        for disk, limits in meta.get("throttles", {}).items():
+            self.throttle(name, disk, **limits)
         self.wait_for_ssh(name, started + SSH_TIMEOUT)
         return time.monotonic() - started
 
@@ -559,15 +559,17 @@ class Lab:
                 if was_running:
                     qmp.execute("cont")
 
-    def throttle_writes(self, name: str, disk: str, iops: int) -> None:
-        """Limit a running VM's zoo disk to `iops` write requests a second (0: no limit), as
-        `Disk.write_iops` does at boot; reads stay unthrottled."""
-        limits = dict.fromkeys(("bps", "bps_rd", "bps_wr", "iops", "iops_rd"), 0)
-        with contextlib.closing(Qmp(self.qmp_socket(name))) as qmp:
-            qmp.execute("block_set_io_throttle", device=disk, iops_wr=iops, **limits)
+    def throttle(self, name: str, disk: str, writes: int | None = None, reads: int | None = None) -> None:
+        """Limit a running VM's zoo disk to `writes` write and `reads` read requests a second (0:
+        no limit; None: the limit set before stays), as `Disk.write_iops` does at boot."""
         meta = self.meta(name)
-        if meta.get("throttles", {}).get(disk) != iops:  # kept for a power cycle, as a reboot keeps it
-            meta.setdefault("throttles", {})[disk] = iops
+        limits = dict(meta.get("throttles", {}).get(disk, {"writes": 0, "reads": 0}))
+        limits.update((key, value) for key, value in (("writes", writes), ("reads", reads)) if value is not None)
+        with contextlib.closing(Qmp(self.qmp_socket(name))) as qmp:
+            qmp.execute("block_set_io_throttle", device=disk, iops_wr=limits["writes"], iops_rd=limits["reads"],
+                        **dict.fromkeys(("bps", "bps_rd", "bps_wr", "iops"), 0))
+        if meta.get("throttles", {}).get(disk) != limits:  # kept for a power cycle, as a reboot keeps it
+            meta.setdefault("throttles", {})[disk] = limits
             (self.vm_dir(name) / "vm.json").write_text(json.dumps(meta, indent=2) + "\n")
 
     def base_checks(self, name: str) -> list[dict]:
@@ -636,7 +638,7 @@ def describe_check(check: dict) -> str:
 
 # --- commands ---------------------------------------------------------------
 def cmd_throttle(lab: Lab, args: argparse.Namespace) -> int:
-    lab.throttle_writes(args.vm, args.disk, args.iops)
+    lab.throttle(args.vm, args.disk, **{"reads" if args.reads else "writes": args.iops})
     return 0
 
 
@@ -809,10 +811,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     check.add_argument("--name", action="append", help="only this VM; repeatable")
     check.add_argument("--json", action="store_true")
     check.set_defaults(func=cmd_check_bases)
-    throttle = sub.add_parser("throttle", help="limit a running VM's zoo disk to N write requests a second (0: no limit)")
+    throttle = sub.add_parser("throttle", help="limit a running VM's zoo disk to N write (or read) requests a second "
+                                               "(0: no limit)")
     throttle.add_argument("vm")
     throttle.add_argument("disk", help="zoo disk name (ssd, hdd, virtio, ...)")
     throttle.add_argument("iops", type=int)
+    throttle.add_argument("--reads", action="store_true", help="limit read requests instead of write requests")
     throttle.set_defaults(func=cmd_throttle)
     status = sub.add_parser("status", help="list the lab's VMs")
     status.add_argument("--json", action="store_true")

@@ -14,7 +14,7 @@ from test_lab import DATA_SERIAL, WWN, whole_disk_by_serial
 testinfra_hosts = ["ansible://osds"]
 
 HDD_SERIAL = "CEPHOPS-HDD-0001"
-SLOW_SERIAL = "CEPHOPS-SLOW-0001"  # tuned by model rules (molecule/shared/group_vars/osds.yml)
+SLOW_SERIAL = "CEPHOPS-SLOW-0001"  # tuned by model rules (molecule/shared/group_vars/osds/tests.yml)
 NVME_SERIAL = "CEPHOPS-NVME-0001"  # its max_sectors_kb is clamped: an identity rule of its own
 SCHEDULERS = {
     "CEPHOPS-SSD-0001": "none",
@@ -250,3 +250,29 @@ def test_disk_facts_on_real_udev(host):
     assert disks["CEPHOPS-HDD-0001"]["rotational"] is True
     assert disks["CEPHOPS-OPSSD-0001"]["reject_reasons"][:2] == ["Has GPT headers", "Has partitions"]
     assert any(d["root_disk"] for d in disks.values())
+
+
+VERDICT_RULES = "/etc/udev/rules.d/62-cephops-verdict-test.rules"
+VERDICT_MEMORY = "/var/lib/cephops-verdict-test/max_sectors_kb-verdicts.json"
+
+
+def test_a_change_measured_worse_is_undone_and_stays_undone_after_reboot(host):
+    """converge.yml's last play: the HDD, limited to 200 read requests a second (labctl), given a
+    model rule of 16 KiB by the max_sectors_kb role with read figures on. Eighty times the requests
+    read far slower: the role put the value before back, remembered the verdict and wrote a rule
+    of the disk's own after the model rule; after the boot the disk holds the value before."""
+    name = Path(whole_disk_by_serial(host, HDD_SERIAL)).name
+    rules = host.file(VERDICT_RULES).content_string
+    model_rule = 'ENV{ID_MODEL}=="CEPHOPS_SATA_HDD_7200RPM_8TB"'
+    assert model_rule in rules and 'ATTR{queue/max_sectors_kb}="16"' in rules, rules
+    kept = [line for line in rules.splitlines() if line.startswith("# disk %s, kept at " % name)]
+    assert len(kept) == 1 and ": measured worse: " in kept[0], rules
+    value = kept[0].split(", kept at ")[1].split(":")[0]
+    # The disk's own rule comes after the model rule, so udev leaves the disk at the value before.
+    assert rules.index(model_rule) < rules.index(kept[0]), rules
+    assert queue(host, HDD_SERIAL, "max_sectors_kb") == value != "16"
+    with host.sudo():
+        remembered, = json.loads(host.file(VERDICT_MEMORY).content_string)["verdicts"]
+    assert (remembered["identity"], remembered["value"]) == ("serial " + HDD_SERIAL, 16), remembered
+    assert remembered["kernel"] == host.check_output("uname -r"), remembered
+    assert remembered["why"].startswith("sequential read worse: every run slower"), remembered

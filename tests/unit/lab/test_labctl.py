@@ -94,7 +94,7 @@ def test_default_suite_follows_the_variant(monkeypatch):
     assert labimage.VARIANTS["plain"].suites[0] == labimage.DEFAULT_SUITE
 
 
-def test_throttle_asks_qemu_for_a_write_limit_only_and_keeps_it_for_a_power_cycle(tmp_path, monkeypatch):
+def test_throttle_asks_qemu_for_write_and_read_limits_and_keeps_them_for_a_power_cycle(tmp_path, monkeypatch):
     """A QEMU monitor stand-in on a Unix socket records the commands labctl sends."""
     path = tmp_path / "qmp.sock"
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -103,14 +103,15 @@ def test_throttle_asks_qemu_for_a_write_limit_only_and_keeps_it_for_a_power_cycl
     received = []
 
     def serve():
-        connection, _address = server.accept()
-        with connection, connection.makefile("rw") as stream:
-            stream.write('{"QMP": {}}\n')
-            stream.flush()
-            for line in stream:
-                received.append(json.loads(line))
-                stream.write('{"return": {}}\n')
+        for _connection in range(2):  # one a throttle call
+            connection, _address = server.accept()
+            with connection, connection.makefile("rw") as stream:
+                stream.write('{"QMP": {}}\n')
                 stream.flush()
+                for line in stream:
+                    received.append(json.loads(line))
+                    stream.write('{"return": {}}\n')
+                    stream.flush()
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
@@ -118,14 +119,16 @@ def test_throttle_asks_qemu_for_a_write_limit_only_and_keeps_it_for_a_power_cycl
     monkeypatch.setattr(lab, "qmp_socket", lambda name: path)
     lab.vm_dir("ceph1").mkdir(parents=True)
     (lab.vm_dir("ceph1") / "vm.json").write_text('{"name": "ceph1"}')
-    lab.throttle_writes("ceph1", "hdd", 150)
+    lab.throttle("ceph1", "hdd", writes=150)
+    lab.throttle("ceph1", "hdd", reads=200)  # the write limit stays
     thread.join(timeout=10)
     server.close()
-    assert [command["execute"] for command in received] == ["qmp_capabilities", "block_set_io_throttle"]
+    assert [command["execute"] for command in received] == ["qmp_capabilities", "block_set_io_throttle"] * 2
     assert received[1]["arguments"] == {"device": "hdd", "iops_wr": 150, "iops": 0, "iops_rd": 0, "bps": 0,
                                         "bps_rd": 0, "bps_wr": 0}
-    # power-cycle (Lab.start) sets it again on the new QEMU, as a reboot keeps it.
-    assert lab.meta("ceph1")["throttles"] == {"hdd": 150}
+    assert received[3]["arguments"] == dict(received[1]["arguments"], iops_rd=200)
+    # power-cycle (Lab.start) sets them again on the new QEMU, as a reboot keeps them.
+    assert lab.meta("ceph1")["throttles"] == {"hdd": {"writes": 150, "reads": 200}}
 
 
 def test_the_spare_ssd_alone_gets_a_wwn_and_only_sata_takes_one(tmp_path):

@@ -1,0 +1,108 @@
+"""How many runs the queue roles' read verdict needs to see an effect, and what it costs.
+
+The queue roles read a disk five times before and five times after a change and call it worse
+only when every run after is slower than every run before and the median dropped by more than
+the minimum (5 %). This puts a known effect between the two sides: a fresh allocated loop disk
+under a blkio read limit (bytes a second, which binds both the sequential and the 4 KiB random
+reads), lowered by EFFECT per cent for the side after. Per number of runs per side and per
+effect, TRIALS pairs of seq_read_probe runs (sequential and random reads, as the roles run it)
+are judged by the roles' own rule; the table counts the verdicts. An effect of 0 shows how often
+noise alone is called worse.
+
+A second table times one side of the roles' measurement at their defaults (5 runs of 5 s of
+each kind) on 1 and on 4 disks at once, the time a change adds to site.yml per side and role.
+
+Needs root, losetup, fio and the blkio cgroup (v1). Not a test: numbers depend on the host.
+
+usage: bench/run.sh read_verdict [--runs 3 5 7] [--effects 0 5 20] [--trials 5] [--runtime 1]
+                                 [--limit-mib-s 50] [--no-cost]
+"""
+
+import argparse
+import collections
+import os
+import time
+
+import benchlib
+
+from ansible_collections.cephops.osd_tuning.plugins.filter import read_figures
+
+MIB = 1024 ** 2
+
+
+def set_limit(throttle, disk, mib_s):
+    rdev = os.stat(disk.path).st_rdev
+    with open(os.path.join(throttle.path, "blkio.throttle.read_bps_device"), "w") as handle:
+        handle.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), int(mib_s * MIB)))
+
+
+def side(disk, runs, runtime):
+    """One seq_read_probe run as the roles make it; (its result for the disk, seconds)."""
+    started = time.monotonic()
+    result = benchlib.module("seq_read_probe", dict(devices=[disk.path], repeats=runs, runtime=runtime,
+                                                    random_read=True))
+    assert not result.get("failed"), result
+    return result["results"], time.monotonic() - started
+
+
+def verdicts(disk, throttle, args):
+    rows = []
+    for runs in args.runs:
+        for effect in args.effects:
+            counted, seconds = collections.Counter(), []
+            for _trial in range(args.trials):
+                set_limit(throttle, disk, args.limit_mib_s)
+                before, took = side(disk, runs, args.runtime)
+                set_limit(throttle, disk, args.limit_mib_s * (1 - effect / 100.0))
+                after, _took = side(disk, runs, args.runtime)
+                seconds.append(took)
+                figure, = read_figures.compare(before, after, {}, "limit")
+                counted[figure["verdict"]] += 1
+            rows.append((runs, "%d %%" % effect, args.trials, counted["worse"], counted["same"], counted["better"],
+                         "%.1f" % benchlib.median(seconds)))
+    benchlib.table(
+        "Read verdict: verdicts per number of runs and effect (%d s runs, %s MiB/s read limit)"
+        % (args.runtime, args.limit_mib_s),
+        ["runs per side", "effect", "trials", "worse", "same", "better", "s per side (median)"], rows,
+        notes=["Minimum change 5 % (the roles' default): an effect of 5 % moves the median by about that much, "
+               "so it is called worse only where it moved by more."])
+
+
+def cost(disks, args):
+    rows = []
+    for count in (1, len(disks)):
+        started = time.monotonic()
+        result = benchlib.module("seq_read_probe", dict(devices=[d.path for d in disks[:count]], repeats=5,
+                                                        runtime=5, random_read=True))
+        assert not result.get("failed"), result
+        rows.append((count, "%.1f" % (time.monotonic() - started), "50"))
+    benchlib.table("Read verdict: one side of the roles' measurement at their defaults",
+                   ["disks at once", "seconds", "of it reading (5 runs x (5 s + 5 s))"], rows,
+                   notes=["Per role and change, site.yml spends this twice (before and after); the disks a role "
+                          "changes are read side by side, so the time does not grow with their number."])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, nargs="+", default=[3, 5, 7])
+    parser.add_argument("--effects", type=int, nargs="+", default=[0, 5, 20])
+    parser.add_argument("--trials", type=int, default=5)
+    parser.add_argument("--runtime", type=int, default=1)
+    parser.add_argument("--limit-mib-s", type=float, default=50.0)
+    parser.add_argument("--no-cost", action="store_true", help="skip the timing at the roles' defaults")
+    args = parser.parse_args()
+    with benchlib.loop_disks(4, size_gib=2, allocated=True) as disks:
+        throttle = benchlib.loopdisk.Throttle([("read_bps_device", disks[0], int(args.limit_mib_s * MIB))])
+        throttle.enter()
+        try:
+            verdicts(disks[0], throttle, args)
+        finally:
+            with open(os.path.join(benchlib.loopdisk.BLKIO, "cgroup.procs"), "w") as handle:
+                handle.write(str(os.getpid()))
+            throttle.remove()
+        if not args.no_cost:
+            cost(disks, args)
+
+
+if __name__ == "__main__":
+    main()
