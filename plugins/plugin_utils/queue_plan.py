@@ -113,7 +113,9 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
 
     ``kept`` maps a disk's name to why it keeps the value it had (a change measured worse):
     the disk is set back to it now and gets a udev rule of its own that keeps it at boot, after
-    its class's and model's rules, where it has a serial or WWN to match.
+    its class's and model's rules, where it has a serial or WWN to match. The rule's comment
+    leaves the why out: a change measured worse now and one kept off by its remembered verdict
+    in a later run give the same rules file, so that run changes nothing.
 
     ``extra`` maps a class to more attributes that go with its value, for example
     ``{"hdd": {"fifo_batch": 16}}`` (scheduler tunables, written under ``iosched/``); model
@@ -181,7 +183,7 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
     for disk, value, why in pinned:
         match = identity_match(disk)
         if match:
-            rules.append(dict(comment="disk %s, kept at %s: %s" % (disk["name"], value, why), match=match,
+            rules.append(dict(comment="disk %s, kept at %s: a change measured worse" % (disk["name"], value), match=match,
                               attributes={attribute: value}))
         else:
             warnings.append("%s: no serial or WWN, so no udev rule keeps it at %s at boot (%s)" % (

@@ -266,7 +266,7 @@ def test_a_change_measured_worse_is_undone_and_stays_undone_after_reboot(host):
     model_rule = 'ENV{ID_MODEL}=="CEPHOPS_SATA_HDD_7200RPM_8TB"'
     assert model_rule in rules and 'ATTR{queue/max_sectors_kb}="16"' in rules, rules
     kept = [line for line in rules.splitlines() if line.startswith("# disk %s, kept at " % name)]
-    assert len(kept) == 1 and ": measured worse: " in kept[0], rules
+    assert kept == ["# disk %s, kept at %s: a change measured worse" % (name, kept[0].split(", kept at ")[1].split(":")[0])], rules
     value = kept[0].split(", kept at ")[1].split(":")[0]
     # The disk's own rule comes after the model rule, so udev leaves the disk at the value before.
     assert rules.index(model_rule) < rules.index(kept[0]), rules

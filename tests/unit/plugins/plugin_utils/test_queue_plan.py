@@ -237,7 +237,7 @@ def test_a_kept_disk_goes_back_to_its_value_and_a_rule_of_its_own_keeps_it_at_bo
     # The class rule still covers every SSD; the kept disk's own rule comes after it and wins.
     assert result["rules"] == [
         {"comment": "class ssd", "match": queue_plan.CLASS_RULES["ssd"], "attributes": {"max_sectors_kb": 64}},
-        {"comment": "disk sda, kept at 512: measured worse", "match": {"ENV{ID_SERIAL_SHORT}": "SSD-A"},
+        {"comment": "disk sda, kept at 512: a change measured worse", "match": {"ENV{ID_SERIAL_SHORT}": "SSD-A"},
          "attributes": {"max_sectors_kb": 512}}]
     assert result["warnings"] == ["sdc: no serial or WWN, so no udev rule keeps it at 256 at boot (measured worse)"]
 
