@@ -99,18 +99,26 @@ INDEPENDENT_WRITE_REQUESTS = (600, 60, 16)
 
 
 @contextlib.contextmanager
-def independent(disks, limits=INDEPENDENT_WRITE_REQUESTS):
-    """Each disk under its own write limit (a blkio cgroup this process and its children join),
-    so each is as fast as its limit, not as the shared backing disk: yields {disk path: limit}."""
-    given = dict((disk.path, limits[index % len(limits)]) for index, disk in enumerate(disks))
-    throttle = loopdisk.Throttle([("write_iops_device", disk, given[disk.path]) for disk in disks])
+def throttled(limits):
+    """This process and its children in a blkio cgroup with ``limits`` (loopdisk.Throttle's),
+    and back in the root cgroup afterwards: yields the Throttle, whose limits may change."""
+    throttle = loopdisk.Throttle(limits)
     throttle.enter()
     try:
-        yield given
+        yield throttle
     finally:
         with open(os.path.join(loopdisk.BLKIO, "cgroup.procs"), "w") as handle:
             handle.write(str(os.getpid()))
         throttle.remove()
+
+
+@contextlib.contextmanager
+def independent(disks, limits=INDEPENDENT_WRITE_REQUESTS):
+    """Each disk under its own write limit (a blkio cgroup this process and its children join),
+    so each is as fast as its limit, not as the shared backing disk: yields {disk path: limit}."""
+    given = dict((disk.path, limits[index % len(limits)]) for index, disk in enumerate(disks))
+    with throttled([("write_iops_device", disk, given[disk.path]) for disk in disks]):
+        yield given
 
 
 def fio_write_iops(argv, on=None):

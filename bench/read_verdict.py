@@ -20,7 +20,6 @@ usage: bench/run.sh read_verdict [--runs 3 5 7] [--effects 0 5 20] [--trials 5] 
 
 import argparse
 import collections
-import os
 import time
 
 import benchlib
@@ -28,12 +27,6 @@ import benchlib
 from ansible_collections.cephops.osd_tuning.plugins.filter import read_figures
 
 MIB = 1024 ** 2
-
-
-def set_limit(throttle, disk, mib_s):
-    rdev = os.stat(disk.path).st_rdev
-    with open(os.path.join(throttle.path, "blkio.throttle.read_bps_device"), "w") as handle:
-        handle.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), int(mib_s * MIB)))
 
 
 def side(disk, runs, runtime):
@@ -51,9 +44,9 @@ def verdicts(disk, throttle, args):
         for effect in args.effects:
             counted, seconds = collections.Counter(), []
             for _trial in range(args.trials):
-                set_limit(throttle, disk, args.limit_mib_s)
+                throttle.limit("read_bps_device", disk, int(args.limit_mib_s * MIB))
                 before, took = side(disk, runs, args.runtime)
-                set_limit(throttle, disk, args.limit_mib_s * (1 - effect / 100.0))
+                throttle.limit("read_bps_device", disk, int(args.limit_mib_s * (1 - effect / 100.0) * MIB))
                 after, _took = side(disk, runs, args.runtime)
                 seconds.append(took)
                 figure, = read_figures.compare(before, after, {}, "limit")
@@ -92,14 +85,8 @@ def main():
     parser.add_argument("--no-cost", action="store_true", help="skip the timing at the roles' defaults")
     args = parser.parse_args()
     with benchlib.loop_disks(4, size_gib=2, allocated=True) as disks:
-        throttle = benchlib.loopdisk.Throttle([("read_bps_device", disks[0], int(args.limit_mib_s * MIB))])
-        throttle.enter()
-        try:
+        with benchlib.throttled([("read_bps_device", disks[0], int(args.limit_mib_s * MIB))]) as throttle:
             verdicts(disks[0], throttle, args)
-        finally:
-            with open(os.path.join(benchlib.loopdisk.BLKIO, "cgroup.procs"), "w") as handle:
-                handle.write(str(os.getpid()))
-            throttle.remove()
         if not args.no_cost:
             cost(disks, args)
 

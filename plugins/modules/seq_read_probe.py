@@ -274,46 +274,47 @@ def candidate_values(candidates, current, hw_max, page_kb=4):
     return values
 
 
-def read_command(fio, targets, runtime, block_size, region_bytes):
+def read_command(fio, targets, runtime, block_size, region_bytes, rw="read", iodepth=1):
     """One fio run reading every target side by side; --readonly makes fio refuse any write."""
     return [fio] + list(fio_job.RUN_OPTIONS) + [
-        "--readonly", "--ioengine=libaio", "--direct=1", "--rw=read", "--iodepth=1", "--bs=%s" % block_size,
-        "--time_based", "--runtime=%d" % runtime, "--size=%d" % region_bytes] + fio_job.job_sections(targets)
+        "--readonly", "--ioengine=libaio", "--direct=1", "--rw=%s" % rw, "--iodepth=%d" % iodepth,
+        "--bs=%s" % block_size, "--time_based", "--runtime=%d" % runtime, "--size=%d" % region_bytes,
+    ] + fio_job.job_sections(targets)
 
 
 def random_read_command(fio, targets, runtime, region_bytes):
-    """The random counterpart of read_command: 4 KiB requests, 32 in flight per disk."""
-    return [fio] + list(fio_job.RUN_OPTIONS) + [
-        "--readonly", "--ioengine=libaio", "--direct=1", "--rw=randread", "--iodepth=32", "--bs=4k",
-        "--time_based", "--runtime=%d" % runtime, "--size=%d" % region_bytes] + fio_job.job_sections(targets)
+    """The random read of random_read: 4 KiB requests, 32 in flight per disk."""
+    return read_command(fio, targets, runtime, "4k", region_bytes, rw="randread", iodepth=32)
+
+
+def _job_error(job):
+    errno = job.get("error", 0)
+    return "fio job error %d (%s)" % (errno, os.strerror(errno)) if errno else None
 
 
 def read_throughput(document):
     """{job name: (MiB/s, error text or None)} from fio's JSON."""
-    speeds = {}
-    for job in document["jobs"]:
-        errno = job.get("error", 0)
-        error = "fio job error %d (%s)" % (errno, os.strerror(errno)) if errno else None
-        speeds[job.get("jobname")] = (round(job.get("read", {}).get("bw_bytes", 0) / float(MIB), 1), error)
-    return speeds
+    return dict((job.get("jobname"), (round(job.get("read", {}).get("bw_bytes", 0) / float(MIB), 1), _job_error(job)))
+                for job in document["jobs"])
 
 
 def random_figures(document):
     """{job name: (IOPS, mean latency in ms, error text or None)} from fio's JSON."""
     figures = {}
-    for name, (_mib_s, error) in read_throughput(document).items():
-        job = [job for job in document["jobs"] if job.get("jobname") == name][0].get("read", {})
-        figures[name] = (round(job.get("iops", 0), 1), round(job.get("lat_ns", {}).get("mean", 0) / 1e6, 3), error)
+    for job in document["jobs"]:
+        read = job.get("read", {})
+        figures[job.get("jobname")] = (round(read.get("iops", 0), 1), round(read.get("lat_ns", {}).get("mean", 0) / 1e6, 3),
+                                       _job_error(job))
     return figures
 
 
-def run_fio(argv, disks, timeout, parse):
-    """``parse`` of one fio run's JSON, or {name: error text} for every disk where it gave none."""
+def run_fio(argv, timeout, parse):
+    """(``parse`` of one fio run's JSON, None), or ({}, why) where the run gave none."""
     (rc, out, err, timed_out), = processes.run_processes([argv], timeout=timeout)
     try:
-        return parse(fio_job.parse_fio_json(out))
+        return parse(fio_job.parse_fio_json(out)), None
     except fio_job.FioOutputError as exc:
-        return dict((d["name"], "timed out" if timed_out else "%s (rc=%s): %s" % (exc, rc, err.strip())) for d in disks)
+        return {}, "timed out" if timed_out else "%s (rc=%s): %s" % (exc, rc, err.strip())
 
 
 def measure_round(argvs, disks, plans, index, timeout, irqs=None):
@@ -327,29 +328,22 @@ def measure_round(argvs, disks, plans, index, timeout, irqs=None):
         values = plans[disk["name"]]
         queue_utils.write_attribute(disk["name"], "max_sectors_kb", str(values[min(index, len(values) - 1)]))
     before, started = snapshot(), time.time()
-    speeds = run_fio(argvs[0], disks, timeout, read_throughput)
+    speeds, failed = run_fio(argvs[0], timeout, read_throughput)
     after, seconds = snapshot(), time.time() - started
-    randoms = run_fio(argvs[1], disks, timeout, random_figures) if len(argvs) > 1 else {}
+    randoms, random_failed = run_fio(argvs[1], timeout, random_figures) if len(argvs) > 1 else ({}, None)
     rows = {}
     for disk in disks:
         if index < len(plans[disk["name"]]):
-            mib_s, error = _outcome(speeds, disk["name"], 2)
+            mib_s, error = speeds.get(disk["name"], (None, failed or "no result"))
             source, numbers = irqs.get(disk["name"], (HOST, []))
             rows[disk["name"]] = row = dict(max_sectors_kb=plans[disk["name"]][index],
                                             read_mib_s=None if error else mib_s, error=error,
                                             interrupts_per_s=rate(before, after, source, numbers, seconds))
             if len(argvs) > 1:
-                iops, lat_ms, error = _outcome(randoms, disk["name"], 3)
+                iops, lat_ms, error = randoms.get(disk["name"], (None, None, random_failed or "no result"))
                 row.update(random_iops=None if error else iops, random_lat_ms=None if error else lat_ms,
                            random_error=error)
     return rows
-
-
-def _outcome(figures, name, width):
-    """A disk's tuple from run_fio's result, its last item the error: (None, ..., error text)
-    where the run failed as a whole or had no job of that name."""
-    outcome = figures.get(name, "no result")
-    return outcome if isinstance(outcome, tuple) else (None,) * (width - 1) + (outcome,)
 
 
 def summarise(runs):

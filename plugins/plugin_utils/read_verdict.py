@@ -9,10 +9,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-# The measures a figure can hold: (name, median, slowest, fastest); seq_read_probe's row keys.
-# The random one is there only where the probe ran with random_read.
-SEQUENTIAL = ("sequential read", "read_mib_s", "min_mib_s", "max_mib_s")
-RANDOM = ("4 KiB random read", "random_iops", "random_min_iops", "random_max_iops")
+# The measures a figure can hold: (name, median, slowest, fastest, error); seq_read_probe's row
+# keys. The random one is there only where the probe ran with random_read.
+SEQUENTIAL = ("sequential read", "read_mib_s", "min_mib_s", "max_mib_s", "error")
+RANDOM = ("4 KiB random read", "random_iops", "random_min_iops", "random_max_iops", "random_error")
 
 
 def judge(first, second, min_change_percent):
@@ -41,7 +41,7 @@ def judge(first, second, min_change_percent):
 
 def _judge_one(first, second, measure, min_change_percent):
     """(change in per cent or None, verdict, why) of one measure."""
-    _name, median, slowest, fastest = measure
+    _name, median, slowest, fastest, _error = measure
     if not first.get(median) or second.get(median) is None:
         return None, "same", "not measured on both sides"
     change = round(100.0 * (second[median] - first[median]) / first[median], 1)
@@ -70,12 +70,12 @@ def describe(first, second, outcome):
 
 
 def _figure(figure, measure):
-    median = measure[1]
+    _name, median, slowest, fastest, error = measure
     if figure.get(median) is None:
-        return "not measured (%s)" % figure.get("random_error" if measure is RANDOM else "error")
+        return "not measured (%s)" % figure.get(error)
     if measure is SEQUENTIAL:
-        return "%s MiB/s (%s-%s)" % (figure[median], figure[measure[2]], figure[measure[3]])
-    return "%s IOPS (%s-%s), %s ms" % (figure[median], figure[measure[2]], figure[measure[3]], figure["random_lat_ms"])
+        return "%s MiB/s (%s-%s)" % (figure[median], figure[slowest], figure[fastest])
+    return "%s IOPS (%s-%s), %s ms" % (figure[median], figure[slowest], figure[fastest], figure["random_lat_ms"])
 
 
 def _percent(change):

@@ -145,9 +145,13 @@ class Throttle:
         self.path = os.path.join(BLKIO, "cephops-test-" + uuid.uuid4().hex[:12])
         os.mkdir(self.path)
         for knob, disk, value in limits:
-            rdev = os.stat(disk.path).st_rdev
-            with open(os.path.join(self.path, "blkio.throttle." + knob), "w") as handle:
-                handle.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), value))
+            self.limit(knob, disk, value)
+
+    def limit(self, knob, disk, value):
+        """Sets (or changes, for the processes in it now too) one limit of the cgroup."""
+        rdev = os.stat(disk.path).st_rdev
+        with open(os.path.join(self.path, "blkio.throttle." + knob), "w") as handle:
+            handle.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), value))
 
     def enter(self):
         """preexec_fn: the child and everything it starts (fio included) join the cgroup."""
