@@ -10,13 +10,16 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: mkfs_check
-short_description: Check that disks may get a new XFS filesystem, right before it is made
+short_description: Check that disks may get a new XFS filesystem, and make it
 version_added: 0.1.0
 description:
   - Checks every requested filesystem of a host in one call and fails, naming the check that
-    refused, unless each may be made; it changes nothing. The filesystems are then made by
-    M(community.general.filesystem), one call per disk (that module takes one device), as
-    the C(cephops.osd_tuning.mount_options) role does.
+    refused, unless each may be made. With O(make) it then makes them, one disk after another,
+    as the C(cephops.osd_tuning.mount_options) role does; without, it changes nothing.
+  - Right before each C(mkfs.xfs) the open check looks again (without O(make), its last look
+    comes after the content read). A process that opened the disk since the inventory, as a
+    virtual machine opens its raw disk, refuses it with C(refused by the open check) and the
+    process's name and pid; the disks made before it stay made.
   - A disk is formatted only when the checks of M(cephops.osd_tuning.disk_facts) call it
     available (the error says C(the disk is not blank) with its reject reasons).
     M(community.general.filesystem) alone formats a disk in which blkid finds no filesystem,
@@ -31,6 +34,10 @@ description:
   - Why a module and not M(cephops.osd_tuning.disk_facts) with a filter? The earlier run's
     filesystem is recognised through the fstab, which disk_facts does not read, and the
     warning about what O(filesystems[].overwrite_data) destroys needs the host's answer.
+  - Why does it make the filesystem and not M(community.general.filesystem)? That module asks
+    only blkid before it formats, one task per disk; no module of ansible.builtin,
+    ansible.posix or community.general looks, in the call that writes, whether another
+    process holds the disk open.
 author:
   - cephops maintainers (@cephops)
 extends_documentation_fragment:
@@ -76,11 +83,18 @@ options:
       - The fstab that records the filesystems made on earlier runs.
     type: path
     default: /etc/fstab
+  make:
+    description:
+      - Make the filesystems that pass the checks (C(mkfs.xfs) with O(filesystems[].mkfs_options)),
+        each right after the open check looks at its disk again. In check mode the result says
+        changed where a filesystem would be made, and nothing is written.
+    type: bool
+    default: false
 notes:
   - Must run as root (C(become=true)) to read signatures and disk content.
 attributes:
   check_mode:
-    details: Changes nothing in either mode.
+    details: Changes nothing in check mode; without O(make), changes nothing in either mode.
 seealso:
   - module: community.general.filesystem
   - module: cephops.osd_tuning.disk_facts
@@ -88,19 +102,13 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Check the disks for new filesystems
+- name: Make the XFS filesystems on the disks that pass the checks
   cephops.osd_tuning.mkfs_check:
     filesystems:
       - device: /dev/disk/by-id/wwn-0x5002538e40a1b2c3
         mountpoint: /var/lib/ceph/osd/ceph-7
+    make: true
   register: mkfs
-
-- name: Make the XFS filesystems, one disk at a time
-  community.general.filesystem:
-    dev: "{{ item.path }}"
-    fstype: xfs
-    opts: "{{ item.opts }}"
-  loop: "{{ mkfs.filesystems | selectattr('create') }}"
 
 - name: Add them to the fstab by UUID and mount them with noatime
   cephops.osd_tuning.mount_options:
@@ -134,6 +142,9 @@ filesystems:
     create:
       description: The filesystem is to be made; false when an earlier run made it.
       type: bool
+    made:
+      description: This run made it (O(make), not in check mode).
+      type: bool
 mounts:
   description: The same filesystems as C(device) (the device node) and C(mountpoint), for
     the O(cephops.osd_tuning.mount_options#module:new_mounts) of M(cephops.osd_tuning.mount_options).
@@ -149,11 +160,11 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, fstab, mountinfo
 
 
-# Whether a new XFS filesystem may be made on a disk, for the mkfs_check module; pure functions.
-#
-# The filesystem itself is made by community.general.filesystem, which only asks blkid whether
-# the disk holds a filesystem; these checks add everything the disk model knows (partition
-# entries, data without a signature, holders, mounts, the root disk) and the fstab.
+# Whether a new XFS filesystem may be made on a disk: pure functions, then the checks on the
+# host and the mkfs.xfs runs. blkid alone, as community.general.filesystem asks it, calls a disk
+# blank that holds no filesystem; these checks add everything the disk model knows (partition
+# entries, data without a signature, holders, processes holding it open, mounts, the root disk)
+# and the fstab.
 def option_refusals(mkfs_options):
     """Reasons to refuse mkfs.xfs options: a 64 KiB directory block size (XFS FAQ: it can
     cause severe problems on systems under load), and blanks inside an option, which
@@ -249,13 +260,39 @@ def check(module):
             warnings.append("%s: overwrite_data is set, mkfs.xfs destroys what the content checks found: %s"
                             % (spec["device"], ", ".join(disk["data_reasons"])))
         found.append(dict(device=spec["device"], path=disk["path"], mountpoint=fstab.normalize_path(spec["mountpoint"]),
-                          opts=" ".join(spec["mkfs_options"]), create=planned["create"]))
+                          opts=" ".join(spec["mkfs_options"]), create=planned["create"], made=False))
+    # The content read takes a minute on a large disk: a process may have opened one meanwhile.
+    refusals.extend(open_refusals([disks[name] for name, entry in zip(names, found) if entry["create"]], "nothing"))
     if refusals:
         module.fail_json(msg="; ".join(refusals))
     # Only once nothing refuses: a refused run destroys nothing.
     for warning in warnings:
         module.warn(warning)
-    return found
+    return found, [disks[name] for name in names]
+
+
+def open_refusals(disks, made):
+    """The refusals of the disks another process holds open at this moment (one look at /proc)."""
+    held = blockdev.open_now(disks)
+    return ["%s: refused by the open check: %s since the inventory; %s was written to it" % (
+        disk["path"], held[disk["name"]], made) for disk in disks if disk["name"] in held]
+
+
+def make(module, found, disks):
+    """mkfs.xfs on each disk ``found`` plans, one after another; the open check looks at each
+    disk again right before its own mkfs.xfs, which may come minutes after the inventory."""
+    mkfs = module.get_bin_path("mkfs.xfs", required=True)
+    for spec, entry, disk in zip(module.params["filesystems"], found, disks):
+        if not entry["create"]:
+            continue
+        refused = open_refusals([disk], "no filesystem")
+        if refused:
+            module.fail_json(msg=refused[0], changed=any(e["made"] for e in found), filesystems=found)
+        rc, _out, err = module.run_command([mkfs] + spec["mkfs_options"] + [disk["path"]])
+        if rc != 0:
+            module.fail_json(msg="%s: mkfs.xfs failed (rc %d): %s" % (disk["path"], rc, err.strip()),
+                             changed=any(e["made"] for e in found), filesystems=found)
+        entry["made"] = True
 
 
 def main():
@@ -269,17 +306,20 @@ def main():
             )),
             fstab=dict(type="path", default="/etc/fstab"),
             accept_sampled_content_check=dict(type="bool", default=False),
+            make=dict(type="bool", default=False),
         ),
         supports_check_mode=True,
     )
     module.run_command_environ_update = {"LC_ALL": "C"}
-    for tool in ("wipefs", "blkid"):
+    for tool in ("wipefs", "blkid") + (("mkfs.xfs",) if module.params["make"] else ()):
         module.get_bin_path(tool, required=True)
     try:
-        found = check(module)
+        found, disks = check(module)
     except (blockdev.DeviceError, fstab.OptionError) as exc:
         module.fail_json(msg=str(exc))
-    module.exit_json(changed=False, filesystems=found,
+    if module.params["make"] and not module.check_mode:
+        make(module, found, disks)
+    module.exit_json(changed=module.params["make"] and any(f["create"] for f in found), filesystems=found,
                      mounts=[dict(device=f["path"], mountpoint=f["mountpoint"]) for f in found])
 
 

@@ -104,14 +104,22 @@ def hide_binaries(mount_ns, names):
     of AnsibleModule.get_bin_path (PATH and the sbin directories), so a module finds no such
     program: the tool is really gone, nothing is mocked, and the test host keeps it.
     """
-    search = os.environ["PATH"].split(os.pathsep) + ["/sbin", "/usr/sbin", "/usr/local/sbin"]
     for name in names:
-        found = set(os.path.realpath(os.path.join(d, name)) for d in search
-                    if d and os.access(os.path.join(d, name), os.X_OK))
-        # A program that is not installed would make the case prove nothing.
-        assert found, "%s is not installed on the test host" % name
-        for path in sorted(found):
-            run(mount_ns + ["mount", "--bind", "/dev/null", path])
+        replace_binary(mount_ns, name, "/dev/null")
+
+
+def replace_binary(mount_ns, name, replacement):
+    """Bind-mount ``replacement`` over every copy of the program ``name`` on the search path of
+    AnsibleModule.get_bin_path, for whatever runs with the ``mount_ns`` prefix; returns the
+    real program's path, which stays reachable outside the namespace."""
+    search = os.environ["PATH"].split(os.pathsep) + ["/sbin", "/usr/sbin", "/usr/local/sbin"]
+    found = set(os.path.realpath(os.path.join(d, name)) for d in search
+                if d and os.access(os.path.join(d, name), os.X_OK))
+    # A program that is not installed would make the case prove nothing.
+    assert found, "%s is not installed on the test host" % name
+    for path in sorted(found):
+        run(mount_ns + ["mount", "--bind", str(replacement), path])
+    return sorted(found)[0]
 
 
 def fio_pids(path):

@@ -6,10 +6,12 @@ documented fallback, the cleanup); the disks the case touches are checksummed be
 after. The run ends with a summary (cases, cases with the expected outcome, disks whose data
 changed), printed by conftest."""
 
+import concurrent.futures
 import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,7 +22,7 @@ import pytest
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blankness, probe_region
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_job import ALLOWED_OPTIONS
 
-from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of, stopped_mid_fio
+from conftest import SAFETY_LOG, FioWatch, fio_pids, fio_started, hide_binaries, parent_of, replace_binary, stopped_mid_fio
 from loopdisk import GIB, attach, detach, run
 from modulerun import ansible_module, ansible_module_cases
 from test_disk_facts import (HIDDEN_DATA, MIB, NON_BLANK, WIPED_TABLES, make_data_mid_disk, make_gpt_partitions, make_xfs,
@@ -698,6 +700,59 @@ def test_a_disk_another_process_writes_is_refused_on_every_path(loop_disks, moun
                    lambda: gate.play([disk]))
 
 
+# mkfs.xfs as the role's module runs it, inside the test's mount namespace: it says that it
+# started and waits until the test has a process of its own holding the next disk open (one
+# the module did not start: its own children do not count), then runs the real mkfs.xfs.
+MKFS_STANDIN = """#!/bin/sh
+touch "%(started)s"
+for _ in $(seq 600); do [ -e "%(ready)s" ] && break; sleep 0.1; done
+exec "%(real)s" "$@"
+"""
+
+
+def test_a_disk_opened_while_the_one_before_it_is_formatted_is_refused_and_stays_as_it_was(
+        loop_disks, mount_ns, tmp_path):
+    """The open check looks at each disk again right before its own mkfs.xfs, not only at the
+    inventory: a process that opens the second disk while the first is formatted keeps it."""
+    first, second = loop_disks(), loop_disks()
+    real = tmp_path / "mkfs.xfs.real"
+    shutil.copy(shutil.which("mkfs.xfs"), real)
+    started, ready = tmp_path / "mkfs-started", tmp_path / "holder-ready"
+    standin = tmp_path / "mkfs.xfs"
+    standin.write_text(MKFS_STANDIN % dict(started=started, ready=ready, real=real))
+    standin.chmod(0o755)
+    replace_binary(mount_ns, "mkfs.xfs", standin)
+    role = MountRole(Host(loop_disks, mount_ns, tmp_path))
+    role.host.write_fstab("")
+    filesystems = [dict(device=disk.path, mountpoint=str(tmp_path / disk.name)) for disk in (first, second)]
+    holder = []
+
+    def format_both_while_the_second_is_opened():
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            play = pool.submit(role.play, filesystems)
+            deadline = time.monotonic() + 300
+            while not started.exists() and not play.done():
+                assert time.monotonic() < deadline, "mkfs.xfs never started"
+                time.sleep(0.1)
+            # A reader: a writer's block would be data the check must not see before the case.
+            with held(second.path, "read") as pid:
+                holder.append(pid)
+                ready.touch()
+                return play.result()
+
+    check_case([second], "opened while the disk before it is formatted", "mount_options (role)",
+               lambda run: "; ".join(run.failures), "refused by the open check", format_both_while_the_second_is_opened)
+    assert SAFETY_LOG[-1]["shown"] == "%s: refused by the open check: %s since the inventory; no filesystem was " \
+        "written to it" % (second.path, held_reason(holder[0]))
+    assert run_blkid_type(first.path) == "xfs", "the first disk, checked and not held, gets its filesystem"
+    assert run_blkid_type(second.path) == ""
+
+
+def run_blkid_type(path):
+    return subprocess.run(["blkid", "--probe", "--match-tag", "TYPE", "--output", "value", path],
+                          capture_output=True, text=True, check=False).stdout.strip()
+
+
 @pytest.mark.parametrize("mode", ["read", "mmap"])
 def test_a_disk_another_process_only_reads_or_maps_is_held_too(loop_disks, mode):
     """The writers share disk_facts' check, which the writing cases above prove on every path."""
@@ -707,12 +762,21 @@ def test_a_disk_another_process_only_reads_or_maps_is_held_too(loop_disks, mode)
                    lambda: facts_reasons(disk))
 
 
-def test_a_process_holding_a_partition_is_named(loop_disks):
+def test_a_process_writing_to_a_partition_is_named_on_every_path(loop_disks, mount_ns, tmp_path):
+    """The partitions alone refuse the disk too; the reason must still name the process."""
     disk = loop_disks()
     make_gpt_partitions(disk)
-    with held("%sp1" % disk.path, "read") as pid:
-        check_case([disk], "partition held open", "disk_facts", lambda shown: shown,
-                   held_reason(pid, "%sp1" % disk.name), lambda: facts_reasons(disk))
+    role, gate, partition_role = MountRole(Host(loop_disks, mount_ns, tmp_path)), Gate(tmp_path), overprovision_role(tmp_path)
+    role.host.write_fstab("")
+    with held("%sp1" % disk.path, "write") as pid:
+        reason, case = held_reason(pid, "%sp1" % disk.name), "a partition held open, writing"
+        check_case([disk], case, "disk_facts", lambda shown: shown, reason, lambda: facts_reasons(disk))
+        check_case([disk], case, "mount_options (role)", lambda run: "; ".join(run.failures), reason,
+                   lambda: role.play([dict(device=disk.path, mountpoint=str(tmp_path / "osd"))]))
+        check_case([disk], case, "overprovision (role)", role_failures, reason,
+                   lambda: partition_role.play([{"device": disk.path, "method": "partition"}]))
+        check_case([disk], case, "disk_gate (role)", lambda run: "; ".join(run.disk(disk.path)["reasons"]), reason,
+                   lambda: gate.play([disk]))
 
 
 @pytest.mark.parametrize("make", [data_near_the_end, data_between_samples], ids=["near the end", "between samples"])
