@@ -273,6 +273,16 @@ def open_now(disks):
     return dict((name, open_reason(openers, name)) for name, openers in _openers(devices).items())
 
 
+def held_now(names):
+    """open_now for whole disks given by kernel name, read from sysfs: {name: reason}."""
+    disks = []
+    for name in names:
+        base = os.path.join(SYS_BLOCK, name)
+        disks.append(dict(name=name, devnum=read_value(os.path.join(base, "dev")),
+                          partitions=[c for c in _listdir(base) if os.path.exists(os.path.join(base, c, "partition"))]))
+    return open_now(disks)
+
+
 def _openers(devices):
     """{disk name: [{pid, command, device}]} of the disks whose devices another process holds;
     ``devices`` maps "major:minor" to (disk name, the disk's or partition's name)."""

@@ -103,6 +103,15 @@ options:
     type: str
     choices: [change, add]
     default: change
+  trigger_open_check:
+    description:
+      - Right before the event is replayed, leave out each disk of O(trigger) that another
+        process holds open, the disk or one of its partitions (the open check of
+        M(cephops.osd_tuning.disk_facts)), with a warning naming the process, so that a rule
+        that switches a drive's write cache does not act under a running virtual machine or
+        database. The rule still acts when the disk next appears, as at boot.
+    type: bool
+    default: false
 seealso:
   - module: cephops.osd_tuning.block_queue
 """
@@ -162,6 +171,11 @@ triggered:
   returned: always
   type: list
   elements: str
+held:
+  description: The disks of O(trigger) left out by O(trigger_open_check), each with the reason.
+  returned: always
+  type: dict
+  sample: {sdb: "open by another process: qemu-system-x86 (pid 4242)"}
 """
 
 import os
@@ -293,7 +307,14 @@ def _verify(module, candidate):
 
 
 def _apply(module, names):
+    """Reload udev and replay the event for ``names``, less the disks the open check holds
+    back when asked; returns (names triggered, {name: reason} held back)."""
     udevadm = module.get_bin_path("udevadm", required=True)
+    held = blockdev.held_now(names) if names and module.params["trigger_open_check"] else {}
+    for name in sorted(held):
+        module.warn("%s: the event was not replayed, refused by the open check: %s; the rules act when the disk "
+                    "next appears" % (name, held[name]))
+    names = [name for name in names if name not in held]
     commands = [[udevadm, "control", "--reload"]]
     if names:
         trigger = [udevadm, "trigger", "--action=%s" % module.params["trigger_action"], "--subsystem-match=block"]
@@ -305,6 +326,7 @@ def _apply(module, names):
         rc, out, err = module.run_command(argv)
         if rc != 0:
             module.fail_json(msg="%s failed: %s" % (" ".join(argv[1:3]), (err or out).strip()), changed=True)
+    return names, held
 
 
 def _resolve_programs(module, rules):
@@ -334,6 +356,7 @@ def main():
             reload=dict(type="bool", default=True),
             trigger=dict(type="list", elements="str", default=[]),
             trigger_action=dict(type="str", choices=["change", "add"], default="change"),
+            trigger_open_check=dict(type="bool", default=False),
             **managed_file.ARGUMENT_SPEC
         ),
         required_if=managed_file.REQUIRED_IF,
@@ -358,7 +381,7 @@ def main():
     if changed and params["reload"] and not os.path.exists(UDEV_CONTROL):
         module.fail_json(msg="udev is not running on this host (no %s), so the rules could not take effect; "
                              "nothing written (reload=false writes the file alone)" % UDEV_CONTROL)
-    result = dict(changed=changed, path=path, content=content, triggered=[],
+    result = dict(changed=changed, path=path, content=content, triggered=[], held={},
                   diff=dict(before=current or "", after=content, before_header=path, after_header=path))
     if changed and not module.check_mode and record is not None and not params["restore"]:
         managed_file.remember(module, params["record"], record, path, current)
@@ -371,8 +394,7 @@ def main():
         if backup:
             result["backup_file"] = backup
         if params["reload"]:
-            _apply(module, params["trigger"])
-            result["triggered"] = params["trigger"]
+            result["triggered"], result["held"] = _apply(module, params["trigger"])
     if params["restore"] and not module.check_mode:
         managed_file.forget(module, params["record"], record, path)
     module.exit_json(**result)

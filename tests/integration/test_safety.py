@@ -779,6 +779,29 @@ def test_a_process_writing_to_a_partition_is_named_on_every_path(loop_disks, mou
                    lambda: gate.play([disk]))
 
 
+# The open check as udev_queue_rules runs it before it replays the event that switches a kept
+# write cache: in a process of its own, as the module's, which its own children do not fool.
+HELD_NOW = """
+import json, sys
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
+print(json.dumps(blockdev.held_now(sys.argv[1:])))
+"""
+
+
+def test_the_write_cache_trigger_open_check_names_a_process_on_the_disk_or_its_partition(loop_disks):
+    whole, parted = loop_disks(), loop_disks()
+    make_gpt_partitions(parted)
+
+    def held_now():
+        found = subprocess.run([sys.executable, "-c", HELD_NOW, whole.name, parted.name], capture_output=True,
+                               text=True, check=True)
+        return json.loads(found.stdout)
+
+    assert held_now() == {}
+    with held(whole.path, "read") as on_disk, held("%sp1" % parted.path, "read") as on_partition:
+        assert held_now() == {whole.name: held_reason(on_disk), parted.name: held_reason(on_partition, parted.name + "p1")}
+
+
 @pytest.mark.parametrize("make", [data_near_the_end, data_between_samples], ids=["near the end", "between samples"])
 def test_data_the_inventory_sample_misses_stops_every_whole_disk_writer(loop_disks, mount_ns, tmp_path, make):
     disk = loop_disks()

@@ -75,3 +75,48 @@ def test_render_runs_programs_after_the_attributes_with_words_quoted_where_they_
         'ACTION=="add", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL_SHORT}=="S3Z9NB0K123456", '
         'ATTR{queue/scheduler}="none", RUN+="/usr/bin/sdparm --clear=WCE --quiet $devnode", '
         'RUN+="/bin/sh -c \'echo 1 > /sys$devpath/device/rescan\'"')
+
+
+class Module:
+    """What _apply asks of AnsibleModule: the commands it runs and the warnings it gives."""
+
+    def __init__(self, open_check):
+        self.params = {"trigger_action": "add", "trigger_open_check": open_check}
+        self.commands, self.warnings = [], []
+
+    def get_bin_path(self, name, required=False):  # pylint: disable=unused-argument
+        return "/usr/bin/" + name
+
+    def run_command(self, argv):
+        self.commands.append(argv)
+        return 0, "", ""
+
+    def warn(self, text):
+        self.warnings.append(text)
+
+
+@pytest.mark.parametrize("open_check", [True, False])
+def test_the_open_check_keeps_the_event_off_a_disk_another_process_holds(monkeypatch, open_check):
+    asked = []
+    monkeypatch.setattr(rules_utils.blockdev, "held_now", lambda names: asked.append(names) or {
+        "sdb": "open by another process: qemu-system-x86 (pid 4242)"})
+    module = Module(open_check)
+    triggered, held = rules_utils._apply(module, ["sda", "sdb"])
+    trigger = [argv for argv in module.commands if argv[1] == "trigger"][0]
+    if open_check:
+        assert (triggered, asked) == (["sda"], [["sda", "sdb"]])
+        assert held == {"sdb": "open by another process: qemu-system-x86 (pid 4242)"}
+        assert trigger[-1] == "--sysname-match=sda" and "--sysname-match=sdb" not in trigger
+        assert module.warnings == ["sdb: the event was not replayed, refused by the open check: open by another "
+                                   "process: qemu-system-x86 (pid 4242); the rules act when the disk next appears"]
+    else:
+        assert (triggered, held, asked, module.warnings) == (["sda", "sdb"], {}, [], [])
+        assert trigger[-2:] == ["--sysname-match=sda", "--sysname-match=sdb"]
+
+
+def test_with_every_disk_held_only_the_rules_are_reloaded(monkeypatch):
+    monkeypatch.setattr(rules_utils.blockdev, "held_now", lambda names: dict((n, "open by another process: x (pid 1)")
+                                                                              for n in names))
+    module = Module(True)
+    assert rules_utils._apply(module, ["sda"])[0] == []
+    assert [argv[1] for argv in module.commands] == ["control"]
