@@ -684,13 +684,19 @@ def data_between_samples(disk):
     write_random(disk, start * MIB, 16 * MIB)
 
 
-@pytest.mark.parametrize("offset", [4 * GIB, REGION[0] + MIB], ids=["outside the probe region", "inside the probe region"])
-def test_a_disk_another_process_writes_is_refused_on_every_path(loop_disks, mount_ns, tmp_path, offset):
+# Where the process writes: the whole disk outside or inside the probe region, or a partition
+# (whose partitions refuse the disk too; the reason must still name the process).
+@pytest.mark.parametrize("on_partition,offset", [(False, 4 * GIB), (False, REGION[0] + MIB), (True, 0)],
+                         ids=["outside the probe region", "inside the probe region", "on a partition"])
+def test_a_disk_another_process_writes_is_refused_on_every_path(loop_disks, mount_ns, tmp_path, on_partition, offset):
     disk = loop_disks()
+    case = "a partition held open, writing" if on_partition else "held open, writing at %d MiB" % (offset // MIB)
+    if on_partition:
+        make_gpt_partitions(disk)
     role, gate, partition_role = MountRole(Host(loop_disks, mount_ns, tmp_path)), Gate(tmp_path), overprovision_role(tmp_path)
     role.host.write_fstab("")
-    with held(disk.path, "write", offset) as pid:
-        reason, case = held_reason(pid), "held open, writing at %d MiB" % (offset // MIB)
+    with held("%sp1" % disk.path if on_partition else disk.path, "write", offset) as pid:
+        reason = held_reason(pid, "%sp1" % disk.name if on_partition else None)
         check_case([disk], case, "disk_facts", lambda shown: shown, reason, lambda: facts_reasons(disk))
         check_case([disk], case, "mount_options (role)", lambda run: "; ".join(run.failures), reason,
                    lambda: role.play([dict(device=disk.path, mountpoint=str(tmp_path / "osd"))]))
@@ -760,23 +766,6 @@ def test_a_disk_another_process_only_reads_or_maps_is_held_too(loop_disks, mode)
     with held(disk.path, mode) as pid:
         check_case([disk], "held open (%s)" % mode, "disk_facts", lambda shown: shown, held_reason(pid),
                    lambda: facts_reasons(disk))
-
-
-def test_a_process_writing_to_a_partition_is_named_on_every_path(loop_disks, mount_ns, tmp_path):
-    """The partitions alone refuse the disk too; the reason must still name the process."""
-    disk = loop_disks()
-    make_gpt_partitions(disk)
-    role, gate, partition_role = MountRole(Host(loop_disks, mount_ns, tmp_path)), Gate(tmp_path), overprovision_role(tmp_path)
-    role.host.write_fstab("")
-    with held("%sp1" % disk.path, "write") as pid:
-        reason, case = held_reason(pid, "%sp1" % disk.name), "a partition held open, writing"
-        check_case([disk], case, "disk_facts", lambda shown: shown, reason, lambda: facts_reasons(disk))
-        check_case([disk], case, "mount_options (role)", lambda run: "; ".join(run.failures), reason,
-                   lambda: role.play([dict(device=disk.path, mountpoint=str(tmp_path / "osd"))]))
-        check_case([disk], case, "overprovision (role)", role_failures, reason,
-                   lambda: partition_role.play([{"device": disk.path, "method": "partition"}]))
-        check_case([disk], case, "disk_gate (role)", lambda run: "; ".join(run.disk(disk.path)["reasons"]), reason,
-                   lambda: gate.play([disk]))
 
 
 # The open check as udev_queue_rules runs it before it replays the event that switches a kept
