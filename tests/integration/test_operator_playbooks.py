@@ -2,11 +2,12 @@
 installed with `ansible-galaxy collection install` into a fresh collections path (not from this
 checkout), by their FQCN, with an inventory and group_vars of the user's kind, on loop disks.
 qualify.yml's gate fails closed: a typo'd disk, a partition named as a disk and a host without a
-candidate each fail the run. In both playbooks the role variables set in group_vars reach the
-role (no playbook default shadows them), disk_gate_include_loop and disk_gate_report_dir
-included. site.yml runs its gate only (--tags disk_gate): its tuning roles would change this
-test host's own disks and /etc, and run in full in the lab. rollback.yml runs in full, with
-every place the roles keep state moved under the test's directory.
+candidate each fail the run; site.yml's does not fail closed, and skips a typo as absent. In
+both playbooks the role variables set in group_vars reach the role (no playbook default shadows
+them), disk_gate_include_loop and disk_gate_report_dir included. site.yml runs its gate only
+(--tags disk_gate): its tuning roles would change this test host's own disks and /etc, and run
+in full in the lab. rollback.yml runs in full, with every place the roles keep state moved
+under the test's directory.
 """
 
 import json
@@ -123,6 +124,18 @@ def test_site_yml_takes_the_gates_policy_and_disks_from_group_vars(loop_disks, i
     assert rc != 0 and len(failures) == 1 and "not approved on localhost (policy block" in failures[0], failures
     found = disks_of(document)
     assert (found[disk.path]["decision"], found[TYPO]["decision"]) == ("approved", "blocked")
+
+
+def test_site_yml_skips_a_typo_in_group_vars_as_absent_and_the_host_passes(installed, tmp_path):
+    """site.yml does not fail closed by default (disk_gate_fail_closed false, policy warn,
+    disk_gate_absent_policy skip), as docs/disk_gate.md says: a name no disk of the host has is
+    reported absent, neither probed nor blocked, and the host does not fail."""
+    site = Site(tmp_path, installed, disk_gate_devices=[TYPO])
+    rc, failures, document = site.qualify(playbook="site", args=["--tags", "disk_gate"])
+    assert rc == 0 and failures == [], failures
+    assert (disks_of(document)[TYPO]["verdict"], disks_of(document)[TYPO]["decision"]) == ("absent", "absent")
+    assert (document["summary"]["absent"], document["summary"]["blocked"]) == (1, 0)
+    assert document["hosts"][0]["passed"] is True
 
 
 def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(loop_disks, installed, tmp_path):
