@@ -294,6 +294,11 @@ def test_check_mode_plans_without_probing_caching_or_reporting(loop_disks, gate)
     assert (run.record["pending"], run.disk(disk.path)["verdict"]) == ([disk.path], None)
     assert not gate.cache_dir.exists() and not gate.report_dir.exists()
     assert disk.checksum() == before
+    # Nothing shows as changed that the run did not write, the reports included, and the play
+    # says once where a real run writes them.
+    assert [name for name, result in run.tasks.items() if result.get("changed")] == []
+    assert run.task("Say that check mode writes no report")["msg"] == (
+        "check mode: no report is written; a real run writes them to %s" % gate.report_dir)
 
 
 @pytest.mark.cores

@@ -8,12 +8,10 @@ import json
 import os
 import re
 import stat
-import subprocess
-import tempfile
 
 import pytest
 
-from modulerun import ansible_module, failed, json_env
+from modulerun import ansible_module, failed, json_env, run_playbook
 from loopdisk import run
 from test_disk_facts import make_data_mid_disk, make_mbr_ext4_wiped, writers_reasons
 
@@ -212,7 +210,8 @@ ROLE_PLAY = """- name: The mount_options role
 
 
 class RoleRun:
-    """One ansible-playbook run of the role in the namespace: what failed, warned and changed."""
+    """One ansible-playbook run of the role in the namespace, which printed no warning or
+    deprecation: what failed, warned (module warnings, in the report) and changed."""
 
     def __init__(self, report):
         self.report = report
@@ -239,12 +238,8 @@ class Role:
                           mount_options_record_dir=str(self.host.tmp), **extra)
         argv = self.host.ns + ["ansible-playbook", "--inventory", "localhost,", "--connection", "local",
                                "--extra-vars", json.dumps(extra_vars), str(self.playbook)]
-        proc = subprocess.run(argv + (["--check"] if check else []) + (["--diff"] if diff else []),
-                              capture_output=True, text=True, env=json_env(), cwd=tempfile.gettempdir(), check=False)
-        try:
-            return RoleRun(json.loads(proc.stdout))
-        except ValueError:
-            raise AssertionError("ansible-playbook gave no JSON (rc=%s)\n%s\n%s" % (proc.returncode, proc.stdout, proc.stderr))
+        _rc, report = run_playbook(argv + (["--check"] if check else []) + (["--diff"] if diff else []), json_env())
+        return RoleRun(report)
 
 
 @pytest.fixture

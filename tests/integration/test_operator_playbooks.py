@@ -2,11 +2,12 @@
 installed with `ansible-galaxy collection install` into a fresh collections path (not from this
 checkout), by their FQCN, with an inventory and group_vars of the user's kind, on loop disks.
 qualify.yml's gate fails closed: a typo'd disk, a partition named as a disk and a host without a
-candidate each fail the run. In both playbooks the role variables set in group_vars reach the
-role (no playbook default shadows them), disk_gate_include_loop included. site.yml runs its
-gate only (--tags disk_gate): its tuning roles would change this test host's own disks and /etc,
-and run in full in the lab. rollback.yml runs in full, with every place the roles keep state
-moved under the test's directory.
+candidate each fail the run; site.yml's does not fail closed, and skips a typo as absent. In
+both playbooks the role variables set in group_vars reach the role (no playbook default shadows
+them), disk_gate_include_loop and disk_gate_report_dir included. site.yml runs its gate only
+(--tags disk_gate): its tuning roles would change this test host's own disks and /etc, and run
+in full in the lab. rollback.yml runs in full, with every place the roles keep state moved
+under the test's directory.
 """
 
 import json
@@ -34,12 +35,16 @@ def installed(tmp_path_factory):
 
 class Site:
     """An inventory directory with group_vars, as a user keeps them, and the reports directory,
-    run with the installed collection."""
+    run with the installed collection. The reports directory is named on the command line
+    (cephops_report_dir), or with ``reports_in_group_vars`` in group_vars (disk_gate_report_dir)."""
 
-    def __init__(self, tmp_path, installed, **group_vars):
+    def __init__(self, tmp_path, installed, reports_in_group_vars=False, **group_vars):
         self.env = json_env(ANSIBLE_COLLECTIONS_PATH=installed["ANSIBLE_COLLECTIONS_PATH"])
         self.env.pop("PYTHONPATH", None)  # the checkout's tree: the install alone must serve
         self.path, self.reports = tmp_path / "inventory", tmp_path / "reports"
+        self.command_line = {} if reports_in_group_vars else dict(cephops_report_dir=str(self.reports))
+        if reports_in_group_vars:
+            group_vars["disk_gate_report_dir"] = str(self.reports)
         (self.path / "group_vars").mkdir(parents=True)
         (self.path / "hosts.yml").write_text(yaml.safe_dump(
             {"osds": {"hosts": {"localhost": {"ansible_connection": "local"}}}}))
@@ -54,7 +59,7 @@ class Site:
     def play(self, playbook, prefix=(), args=(), **extra):
         """(rc, JSON report) of one run of the playbook by its FQCN."""
         argv = list(prefix) + ["ansible-playbook", "--inventory", str(self.path), "cephops.osd_tuning." + playbook,
-                               "--extra-vars", json.dumps(dict(cephops_report_dir=str(self.reports), **extra))]
+                               "--extra-vars", json.dumps(dict(self.command_line, **extra))]
         return run_playbook(argv + list(args), self.env)
 
     def qualify(self, prefix=(), playbook="qualify", args=(), **extra):
@@ -121,9 +126,23 @@ def test_site_yml_takes_the_gates_policy_and_disks_from_group_vars(loop_disks, i
     assert (found[disk.path]["decision"], found[TYPO]["decision"]) == ("approved", "blocked")
 
 
+def test_site_yml_skips_a_typo_in_group_vars_as_absent_and_the_host_passes(installed, tmp_path):
+    """site.yml does not fail closed by default (disk_gate_fail_closed false, policy warn,
+    disk_gate_absent_policy skip), as docs/disk_gate.md says: a name no disk of the host has is
+    reported absent, neither probed nor blocked, and the host does not fail."""
+    site = Site(tmp_path, installed, disk_gate_devices=[TYPO])
+    rc, failures, document = site.qualify(playbook="site", args=["--tags", "disk_gate"])
+    assert rc == 0 and failures == [], failures
+    assert (disks_of(document)[TYPO]["verdict"], disks_of(document)[TYPO]["decision"]) == ("absent", "absent")
+    assert (document["summary"]["absent"], document["summary"]["blocked"]) == (1, 0)
+    assert document["hosts"][0]["passed"] is True
+
+
 def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(loop_disks, installed, tmp_path):
-    """Every place the roles keep state is the user's to move; here all of it is under tmp_path,
-    so rollback.yml's other roles find no record and leave the host alone."""
+    """Every place the roles keep state is the user's to move, and so is the reports directory
+    (qualify.yml takes disk_gate_report_dir from group_vars when no cephops_report_dir is
+    given); here all of it is under tmp_path, so rollback.yml's other roles find no record and
+    leave the host alone."""
     disk, state = loop_disks(), tmp_path / "state"
     state.mkdir()
     (state / "fstab").write_text("")
@@ -132,8 +151,8 @@ def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(
     moved.update(io_scheduler_udev_rules_file=str(state / "61-io.rules"), io_scheduler_modules_load_file=str(state / "io.conf"),
                  max_sectors_kb_udev_rules_file=str(state / "61-msk.rules"),
                  disk_gate_write_cache_rules_file=str(state / "62-wc.rules"), mount_options_fstab=str(state / "fstab"))
-    site = Site(tmp_path, installed, disk_gate_devices=[disk.path], disk_gate_include_loop=True,
-                disk_gate_cache_max_age=3600, **moved)
+    site = Site(tmp_path, installed, reports_in_group_vars=True, disk_gate_devices=[disk.path],
+                disk_gate_include_loop=True, disk_gate_cache_max_age=3600, **moved)
     rc, failures, document = site.qualify()
     assert rc == 0 and document["hosts"][0]["passed"] is True, failures
     assert list((tmp_path / "cache").iterdir()), "the gate cached no verdict"
