@@ -162,6 +162,8 @@ def test_changed_disks_get_figures_from_their_own_reads(loop_disks, queues_resto
     assert read[settled.name] < 0.05 * reported[first.name], (reported, read)
 
 
+# The queue roles on every release the collection supports, in the cores stage.
+@pytest.mark.cores
 def test_check_mode_says_it_would_measure_cannot_predict_and_reads_nothing(loop_disks, queues_restored, tmp_path):
     disk = loop_disks()
     queues_restored(disk)
@@ -276,6 +278,8 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
     assert not memory.exists()
 
 
+# The queue roles on every release the collection supports, in the cores stage.
+@pytest.mark.cores
 def test_site_yml_tunes_only_the_disks_group_vars_name(loop_disks, queues_restored, tmp_path):
     """io_scheduler_devices and max_sectors_kb_devices in group_vars limit the roles also where
     site.yml hands them its whole inventory."""
