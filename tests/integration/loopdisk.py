@@ -111,7 +111,11 @@ def attach(backing, size_gib=8, sector_size=512):
     with open(backing, "wb") as handle:
         handle.truncate(int(size_gib * GIB))
     argv = ["losetup", "--find", "--show", "--sector-size", str(sector_size), str(backing)]
-    return LoopDisk(run(argv).stdout.strip(), str(backing))
+    disk = LoopDisk(run(argv).stdout.strip(), str(backing))
+    # Partition nodes a detach could not drop (a process held one for all of delete_partitions'
+    # retries) stay with the loop device and would show on this new disk: drop them first.
+    delete_partitions(disk)
+    return disk
 
 
 def delete_partitions(disk, seconds=30, check=True):
