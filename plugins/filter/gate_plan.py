@@ -60,7 +60,7 @@ _value:
 """
 
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import ceph_ansible
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import resolve
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import resolve_in_inventory
 
 
 def gate_plan(disks, variables, explicit=None, part_classes=None, hdd_policy="probe", overwrite=None):
@@ -69,7 +69,7 @@ def gate_plan(disks, variables, explicit=None, part_classes=None, hdd_policy="pr
     written = [candidate for candidate in present if hdd_policy == "probe" or candidate["thresholds_class"] != "hdd"]
     devices = [candidate["device"] for candidate in written]
     health_devices = [candidate["device"] for candidate in present]
-    overwrite = resolve(disks, overwrite or [])
+    overwrite = resolve_in_inventory(disks, overwrite or [])
     return {
         "candidates": candidates,
         "devices": devices,

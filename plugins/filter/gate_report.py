@@ -86,7 +86,7 @@ from jinja2 import Environment, StrictUndefined
 from ansible.errors import AnsibleFilterError
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import stable_path
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import stable_path
 
 
 # The disk gate's reports: one renderer per format of the fleet document (gate_decision.py).

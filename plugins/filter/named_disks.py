@@ -42,14 +42,14 @@ _value:
   elements: dict
 """
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import resolve
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import resolve_in_inventory
 
 
 def named_disks(disks, names):
     """The disks the names name, in inventory order; every disk when no name is given."""
     if not names:
         return list(disks)
-    wanted = set(resolve(disks, names))
+    wanted = set(resolve_in_inventory(disks, names))
     return [disk for disk in disks if disk["path"] in wanted]
 
 
