@@ -5,7 +5,7 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cephops.osd_tuning.plugins.filter import gate_candidates, gate_host, gate_plan, gate_report, named_disks
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_candidates, gate_host, gate_plan, gate_report, queue_plan
 
 
 def test_filters_are_registered_under_their_names():
@@ -13,7 +13,7 @@ def test_filters_are_registered_under_their_names():
     assert set(gate_host.FilterModule().filters()) == {"gate_host"}
     assert set(gate_plan.FilterModule().filters()) == {"gate_plan"}
     assert set(gate_report.FilterModule().filters()) == {"gate_report"}
-    assert set(named_disks.FilterModule().filters()) == {"named_disks"}
+    assert set(queue_plan.FilterModule().filters()) == {"named_disks", "queue_plan", "write_cache_rules"}
 
 
 def test_candidates_to_record_to_every_format():
@@ -42,8 +42,8 @@ def test_unknown_format_names_the_known_ones():
 def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_named():
     disks = [{"name": name, "path": "/dev/" + name, "links": ["/dev/" + name, "/dev/disk/by-id/ata-" + name.upper()]}
              for name in ("sda", "sdb", "sdc")]
-    assert named_disks.named_disks(disks, ["/dev/disk/by-id/ata-SDC", "sda", "sdz"]) == [disks[0], disks[2]]
-    assert named_disks.named_disks(disks, []) == disks
+    assert queue_plan.named_disks(disks, ["/dev/disk/by-id/ata-SDC", "sda", "sdz"]) == [disks[0], disks[2]]
+    assert queue_plan.named_disks(disks, []) == disks
 
 
 def test_gate_plan_gives_the_candidates_and_one_job_of_the_whole_disks_present_with_their_classes():
