@@ -46,8 +46,12 @@ CEPH_ANSIBLE_VARS = ("devices", "dedicated_devices", "bluestore_wal_devices", "l
 # What the candidate rule reads of the host's variables.
 READ_VARS = CEPH_ANSIBLE_VARS + ("osd_auto_discovery_exclude",)
 
+# The variables other files read a handover by (its data disks, its lvm_volumes entries);
+# they take the lists' names from LIST_PARTS.
+DEVICES = "devices"
+LVM_VOLUMES = "lvm_volumes"
 # The OSD part each list provides (cephadm's data_devices, db_devices, wal_devices).
-LIST_PARTS = (("devices", "data"), ("dedicated_devices", "db"), ("bluestore_wal_devices", "wal"))
+LIST_PARTS = ((DEVICES, "data"), ("dedicated_devices", "db"), ("bluestore_wal_devices", "wal"))
 # lvm_volumes: each part's key and the key that makes it an LV (ceph-ansible's names).
 LVM_PARTS = (("data", "data_vg"), ("db", "db_vg"), ("wal", "wal_vg"))
 

@@ -139,6 +139,21 @@ def test_a_yaml_list_of_identity_keys_is_found():
     assert list(yaml_lists("the model, serial and WWN of a disk")) == []
 
 
+def test_ceph_ansible_variables_are_named_in_one_python_file():
+    """ceph_ansible.py is the one Python file that knows ceph-ansible's variable names; the
+    others take them from it (LIST_PARTS, LVM_VOLUMES, ...). ``devices`` is the collection's
+    own word too (the option of every module that takes disks, a key of the gate's plan and
+    host record), so only the names that are ceph-ansible's alone are looked for."""
+    from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import READ_VARS
+    names = set(READ_VARS) - set(["devices"])
+    assert names >= set(["dedicated_devices", "bluestore_wal_devices", "lvm_volumes", "osd_auto_discovery"])
+    found = sorted("%s:%d %s" % (path, node.lineno, node.value) for path, text in plugin_files().items()
+                   if not path.endswith(os.path.join("plugin_utils", "ceph_ansible.py"))
+                   for node in ast.walk(ast.parse(text))
+                   if isinstance(node, ast.Constant) and node.value in names)
+    assert found == []
+
+
 MAX_CLASS_LINES = 200
 MAX_CODE_LINES = 700
 DOC_BLOCKS = ("DOCUMENTATION", "EXAMPLES", "RETURN")
