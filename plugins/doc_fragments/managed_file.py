@@ -9,7 +9,7 @@ __metaclass__ = type
 
 class ModuleDocFragment(object):
 
-    # The options of a module that owns one configuration file (module_utils/managed_file.py).
+    # The options of a module that owns one configuration file (module_utils/records.py).
     DOCUMENTATION = r"""
 options:
   owner:

@@ -86,7 +86,8 @@ from jinja2 import Environment, StrictUndefined
 from ansible.errors import AnsibleFilterError
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import stable_path
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import LIST_PARTS, LVM_VOLUMES
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import stable_path
 
 
 # The disk gate's reports: one renderer per format of the fleet document (gate_decision.py).
@@ -693,14 +694,13 @@ def _host_specs(prefix, entry, notes):
     disks = dict((d["device"], d) for d in entry["disks"])
     stable = dict((device, _text(stable_path(d["given"], d["links"], device))) for device, d in disks.items())
     handover = entry["handover"]
-    batch = {"data": handover.get("devices", []), "db": handover.get("dedicated_devices", []),
-             "wal": handover.get("bluestore_wal_devices", [])}
+    batch = dict((part, handover.get(variable, [])) for variable, part in LIST_PARTS)
     specs = []
     if batch["data"]:
         specs.append(_osd_spec(_service_id(prefix, entry["host"]), entry["cephadm_host"],
                                dict((part, [stable[d] for d in devices]) for part, devices in batch.items())))
-    for index in handover.get("lvm_volumes", []):
-        parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == ["lvm_volumes", index]]
+    for index in handover.get(LVM_VOLUMES, []):
+        parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == [LVM_VOLUMES, index]]
         if any(d["verdict"] == "not_probed" for _part, d in parts):
             notes.append("%s: lvm_volumes entry %d left out: it names an LV or a partition" % (entry["host"], index))
             continue

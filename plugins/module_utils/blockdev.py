@@ -8,6 +8,10 @@ Reading and interpreting are kept apart: ``take_snapshot`` reads sysfs, udev dat
 (module_utils/blankness.py) in one pass and returns plain data; ``build_disks`` turns such
 a snapshot into disk records without touching the system. Unit tests feed snapshots
 captured on real hosts to ``build_disks``.
+
+The names a user gives a disk are resolved on the host (``resolve_disk``) or, on the
+controller, through the ``links`` of an inventory ``build_disks`` made (``resolve_in_inventory``),
+as ceph-ansible resolves devices with ``readlink -f``, without another look at the host.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -796,3 +800,32 @@ def resolve_disks(specs):
     if errors:
         raise DeviceError("; ".join(errors))
     return names
+
+
+def dev_path(spec):
+    """/dev path of a kernel name, a path unchanged."""
+    return spec if spec.startswith("/") else "/dev/" + spec
+
+
+def by_name(disks):
+    """{every name of every disk of an inventory: the disk}."""
+    return dict((link, disk) for disk in disks for link in disk["links"])
+
+
+def resolve_in_inventory(disks, names):
+    """The device node of the inventory's disk each name (kernel name, path or link) is a name
+    of; a name no disk has stays as given, as a /dev path, so that the module it reaches
+    reports it."""
+    index = by_name(disks)
+    return [index[dev_path(name)]["path"] if dev_path(name) in index else dev_path(name) for name in names]
+
+
+def stable_path(given, links, device):
+    """The name a disk keeps across reboots and controller changes: the by-id link the user
+    gave, else its WWN link, else another by-id link, else its device node."""
+    by_id = BY_ID_DIR + "/"
+    for names, prefix in ((given, by_id), (links, by_id + "wwn-"), (links, by_id)):
+        found = [name for name in names if name.startswith(prefix)]
+        if found:
+            return found[0]
+    return device

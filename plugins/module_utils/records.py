@@ -8,6 +8,10 @@ JSON file (the roles keep theirs in ``/var/lib/cephops-osd-tuning/``, one per mo
 role), which holds sections of originals keyed by what they belong to (a disk's identity, a
 mount point, a file). The first original of a key is kept, whatever later runs change; a
 restore puts the originals back and drops them; the file goes once every section is empty.
+
+A configuration file a module owns outright (a udev rules file, a modules-load.d file) is
+recorded in section ``files``, with its header, an atomic write with a backup and what a
+restore puts back; the modules that own one import this file as ``managed_file``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -16,6 +20,7 @@ __metaclass__ = type
 
 import json
 import os
+import re
 import tempfile
 
 
@@ -65,3 +70,81 @@ def save(module, path, record):
     with os.fdopen(fd, "w") as handle:
         handle.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
     module.atomic_move(staged, path)
+
+
+# --------------------------------------------------------------------------- a file a module owns
+
+HEADER = "Managed by %s. Local changes are overwritten."
+MANAGED = re.compile(r"# Managed by .*\. Local changes are overwritten\.\n")
+# Per file, its content before the module first changed it; None: there was none.
+FILE_SECTIONS = {"files": {}}
+# The options of doc fragment cephops.osd_tuning.managed_file, for AnsibleModule.
+ARGUMENT_SPEC = dict(
+    owner=dict(type="str", default="cephops.osd_tuning"),
+    state=dict(type="str", choices=["present", "absent"], default="present"),
+    backup=dict(type="bool", default=True),
+    record=dict(type="path"),
+    restore=dict(type="bool", default=False),
+)
+REQUIRED_IF = [("restore", True, ("record",))]
+
+
+def load_record(module):
+    """The module's record (None without O(record)); a file that is not one fails the module."""
+    if not module.params["record"]:
+        return None
+    try:
+        return load(module.params["record"], FILE_SECTIONS)
+    except RecordError as exc:
+        module.fail_json(msg=str(exc))
+
+
+def original(current):
+    """What was there before the module: a file carrying its header is its own."""
+    return None if current is None or MANAGED.match(current) else current
+
+
+def restored(record, path, current):
+    """What a restore puts at ``path``: the recorded original; without one, nothing when the
+    file carries the header, else the file as it is."""
+    return record["files"][path] if path in record["files"] else original(current)
+
+
+def remember(module, record_path, record, path, current):
+    """Keep what ``path`` held before the first change, saved before the file changes so that an
+    interrupted run still knows what to put back."""
+    keep_first(record["files"], path, original(current))
+    save(module, record_path, record)
+
+
+def forget(module, record_path, record, path):
+    """Drop ``path`` from the record after a restore; the record file goes once empty."""
+    if path in record["files"]:
+        record["files"].pop(path)
+        save(module, record_path, record)
+
+
+def install(module, path, content, suffix="", check=None):
+    """Write ``content`` next to ``path``, let ``check(candidate)`` refuse it (fail_json) or name
+    how it was checked, back the old file up when the module's ``backup`` says so and move the
+    new one into place. Returns (what check returned, backup path or None)."""
+    directory = os.path.dirname(path) or "."
+    fd, candidate = tempfile.mkstemp(prefix=".cephops-", suffix=suffix, dir=directory)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(content)
+        os.chmod(candidate, 0o644)
+        checked = check(candidate) if check else None
+        backup = module.backup_local(path) if module.params["backup"] and os.path.exists(path) else None
+        module.atomic_move(candidate, path)
+    finally:
+        if os.path.exists(candidate):
+            os.unlink(candidate)
+    return checked, backup
+
+
+def remove(module, path):
+    """Remove ``path``, after a backup when the module's ``backup`` says so; returns the backup."""
+    backup = module.backup_local(path) if module.params["backup"] else None
+    os.unlink(path)
+    return backup

@@ -102,6 +102,14 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+identity_keys:
+  description:
+    - The keys of a disk entry that make it the same disk tomorrow (model, serial, WWN, firmware
+      and size), which every record of a disk outside the inventory copies, for example a probe
+      result, a gate decision or a hardware validation report.
+  returned: always
+  type: list
+  elements: str
 disks:
   description: One entry per whole disk, sorted by kernel name.
   returned: always
@@ -372,7 +380,8 @@ def main():
         )
     except blockdev.DeviceError as exc:
         module.fail_json(msg=str(exc))
-    module.exit_json(changed=False, disks=blockdev.build_disks(snapshot, module.params["min_size_bytes"]))
+    module.exit_json(changed=False, disks=blockdev.build_disks(snapshot, module.params["min_size_bytes"]),
+                     identity_keys=list(blockdev.IDENTITY_KEYS))
 
 
 if __name__ == "__main__":

@@ -85,7 +85,7 @@ loaded:
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, managed_file
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records as managed_file
 
 PROC_MODULES = "/proc/modules"
 MODULE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")

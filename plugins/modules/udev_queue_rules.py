@@ -182,7 +182,7 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, managed_file
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records as managed_file
 
 
 # udev rules that set block queue attributes, or run a program, rendered from structured input.

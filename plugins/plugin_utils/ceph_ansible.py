@@ -13,7 +13,7 @@ of ``lvm_volumes``, ``osd_auto_discovery``); else every disk the inventory calls
 Each candidate's ``sources`` say which rule and variable named it and its ``slots`` where
 (which entry of which variable, as which part), so that ``handover`` can hand ceph-osd
 consistent variables. Names are mapped to disks through the links disk_facts resolved
-(disk_paths.py), as ceph-facts resolves them with ``readlink -f``. Not every name is a disk the
+(blockdev.py), as ceph-facts resolves them with ``readlink -f``. Not every name is a disk the
 probe may write: an LV of ``lvm_volumes`` and a partition are reported as not probed, a name no
 disk has as absent.
 
@@ -37,7 +37,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.disk_paths import by_name, dev_path
+from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import by_name, dev_path
 
 # ceph-ansible's default, matched with Ansible's `match` test (re.match): so "md*" excludes
 # every name starting with "m" and "dm-*" every name starting with "dm", as ceph-ansible does.
@@ -46,8 +46,12 @@ CEPH_ANSIBLE_VARS = ("devices", "dedicated_devices", "bluestore_wal_devices", "l
 # What the candidate rule reads of the host's variables.
 READ_VARS = CEPH_ANSIBLE_VARS + ("osd_auto_discovery_exclude",)
 
+# The variables other files read a handover by (its data disks, its lvm_volumes entries);
+# they take the lists' names from LIST_PARTS.
+DEVICES = "devices"
+LVM_VOLUMES = "lvm_volumes"
 # The OSD part each list provides (cephadm's data_devices, db_devices, wal_devices).
-LIST_PARTS = (("devices", "data"), ("dedicated_devices", "db"), ("bluestore_wal_devices", "wal"))
+LIST_PARTS = ((DEVICES, "data"), ("dedicated_devices", "db"), ("bluestore_wal_devices", "wal"))
 # lvm_volumes: each part's key and the key that makes it an LV (ceph-ansible's names).
 LVM_PARTS = (("data", "data_vg"), ("db", "db_vg"), ("wal", "wal_vg"))
 

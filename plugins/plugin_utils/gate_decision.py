@@ -34,7 +34,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import copy_identity
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import handover
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import DEVICES, handover
 
 NO_RESULT = "no gate result: the host was unreachable or failed before the gate finished"
 
@@ -185,7 +185,7 @@ def _summarise(record):
         record[decision] = [d["device"] for d in disks if d["decision"] == decision]
     # What ceph-osd receives under the exclude policy, and what it loses on the way.
     record["handover"], record["dropped"] = handover(disks)
-    record["devices"] = record["handover"].get("devices", [])
+    record["devices"] = record["handover"].get(DEVICES, [])
     record["passed"] = record["status"] == "ok" and not record["blocked"] and not record["pending"]
     return record
 

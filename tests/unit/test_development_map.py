@@ -17,6 +17,9 @@ TASK_FILE = re.compile(r"\b(?:import|include)_tasks: (\S+\.yml)")
 ROLE = re.compile(r"\bname: cephops\.osd_tuning\.([a-z_]+)\b")
 # What a role's tasks/main.yml brings in besides its task files.
 ROLE_PARTS = ("vars/main.yml", "defaults/main.yml", "meta/argument_specs.yml")
+# What the redesign holds the walk to: the files a maintainer follows, and those that decide.
+MAX_WALK_FILES = 30
+MAX_DECIDING_FILES = 9
 
 
 def section():
@@ -123,3 +126,10 @@ def test_the_prose_counts_the_walk_and_its_decisions():
     assert "The %d marked **decides**" % decisions in text
     assert "the walk crosses %d files" % len(steps) in text
     assert "passes by %d" % len(passed) in text
+
+
+def test_the_walk_is_short_and_few_of_its_files_decide():
+    steps, _passed = walk()
+    deciding = [path for _number, path, decides in steps if decides]
+    assert len(steps) <= MAX_WALK_FILES, "the walk crosses %d files" % len(steps)
+    assert len(deciding) <= MAX_DECIDING_FILES, deciding

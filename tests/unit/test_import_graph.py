@@ -5,6 +5,9 @@ single importer unless it is large enough to stand alone."""
 import ast
 import os
 
+import yaml
+from jinja2 import Environment, TemplateSyntaxError, nodes
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE = "ansible_collections.cephops.osd_tuning.plugins."
 HELPER_DIRS = ("module_utils", "plugin_utils")
@@ -57,9 +60,49 @@ def test_a_helper_with_one_importer_is_large_enough_to_stand_alone():
     assert len(single) <= MAX_SINGLE_IMPORTER_HELPERS, sorted(single)
 
 
+def yaml_files():
+    """Every YAML file of the collection and its tests but the changelog's prose."""
+    for root, dirs, names in os.walk(REPO_ROOT):
+        dirs[:] = sorted(name for name in dirs if not name.startswith(".") and name != "changelogs")
+        for name in sorted(names):
+            if name.endswith((".yml", ".yaml")):
+                yield os.path.relpath(os.path.join(root, name), REPO_ROOT)
+
+
+def _expression_names(text):
+    """The names each list, tuple or dict literal of a template or condition string lists: its
+    constant items (a dict's keys), and the attribute or variable an item reads."""
+    source = text if ("{{" in text or "{%" in text) else "{{ %s }}" % text
+    try:
+        tree = Environment().parse(source)
+    except TemplateSyntaxError:
+        return  # prose, not an expression
+    for node in tree.find_all((nodes.List, nodes.Tuple, nodes.Dict)):
+        items = [pair.key for pair in node.items] if isinstance(node, nodes.Dict) else node.items
+        yield [getattr(item, "value", None) or getattr(item, "attr", None) or getattr(item, "name", None)
+               for item in items]
+
+
+def yaml_lists(data):
+    """Every collection of names a YAML document lists by hand: the keys of each mapping, the
+    strings of each sequence and the literals of each template or condition string."""
+    if isinstance(data, dict):
+        yield list(data)
+        for key, value in data.items():
+            for part in (key, value):
+                yield from yaml_lists(part)
+    elif isinstance(data, list):
+        yield data
+        for value in data:
+            yield from yaml_lists(value)
+    elif isinstance(data, str):
+        yield from _expression_names(data)
+
+
 def test_the_identity_keys_are_copied_in_one_place():
     """blockdev.py makes a disk's identity and lists its keys (IDENTITY_KEYS); every other file
-    copies them with blockdev.copy_identity, so no other literal names three of them."""
+    copies them with blockdev.copy_identity, so no other literal names three of them. In YAML
+    neither: a playbook or role takes the keys from disk_facts' ``identity_keys``."""
     from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import IDENTITY_KEYS
     found = []
     for path, text in plugin_files().items():
@@ -73,6 +116,41 @@ def test_the_identity_keys_are_copied_in_one_place():
             named = set(item.value for item in items if isinstance(item, ast.Constant)) & set(IDENTITY_KEYS)
             if len(named) >= 3 and not path.endswith(os.path.join("module_utils", "blockdev.py")):
                 found.append("%s:%d %s" % (path, node.lineno, sorted(named)))
+    for path in yaml_files():
+        with open(os.path.join(REPO_ROOT, path)) as handle:
+            text = handle.read()
+        if sum(key in text for key in IDENTITY_KEYS) < 3:
+            continue  # cannot list three
+        documents = list(yaml.load_all(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
+        for listed in (names for document in documents for names in yaml_lists(document)):
+            named = set(name for name in listed if isinstance(name, str)) & set(IDENTITY_KEYS)
+            if len(named) >= 3:
+                found.append("%s %s" % (path, sorted(named)))
+    assert found == []
+
+
+def test_a_yaml_list_of_identity_keys_is_found():
+    keys = ["model", "serial", "wwn"]
+    assert [sorted(set(names) & set(keys)) for names in yaml_lists({"fields": keys})] == [[], keys]
+    template = "{{ disk | dict2items | selectattr('key', 'in', ['path', 'model', 'serial', 'wwn']) | items2dict }}"
+    assert list(yaml_lists(template)) == [["path", "model", "serial", "wwn"]]
+    assert list(yaml_lists("[disk.model, disk.serial, disk.wwn]")) == [keys]
+    assert list(yaml_lists("{{ {'model': m, 'serial': s} }}")) == [["model", "serial"]]
+    assert list(yaml_lists("the model, serial and WWN of a disk")) == []
+
+
+def test_ceph_ansible_variables_are_named_in_one_python_file():
+    """ceph_ansible.py is the one Python file that knows ceph-ansible's variable names; the
+    others take them from it (LIST_PARTS, LVM_VOLUMES, ...). ``devices`` is the collection's
+    own word too (the option of every module that takes disks, a key of the gate's plan and
+    host record), so only the names that are ceph-ansible's alone are looked for."""
+    from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import READ_VARS
+    names = set(READ_VARS) - set(["devices"])
+    assert names >= set(["dedicated_devices", "bluestore_wal_devices", "lvm_volumes", "osd_auto_discovery"])
+    found = sorted("%s:%d %s" % (path, node.lineno, node.value) for path, text in plugin_files().items()
+                   if not path.endswith(os.path.join("plugin_utils", "ceph_ansible.py"))
+                   for node in ast.walk(ast.parse(text))
+                   if isinstance(node, ast.Constant) and node.value in names)
     assert found == []
 
 

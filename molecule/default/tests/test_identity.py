@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
+from ansible_collections.cephops.osd_tuning.plugins.filter import queue_plan
 from test_lab import WWN, sysfs_attr, whole_disk_by_serial
 
 testinfra_hosts = ["ansible://osds"]

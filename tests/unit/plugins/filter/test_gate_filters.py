@@ -5,25 +5,23 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.cephops.osd_tuning.plugins.filter import gate_candidates, gate_host, gate_plan, gate_report, named_disks
+from ansible_collections.cephops.osd_tuning.plugins.filter import gate_plan, gate_report, queue_plan
 
 
 def test_filters_are_registered_under_their_names():
-    assert set(gate_candidates.FilterModule().filters()) == {"gate_candidates"}
-    assert set(gate_host.FilterModule().filters()) == {"gate_host"}
-    assert set(gate_plan.FilterModule().filters()) == {"gate_plan"}
+    assert set(gate_plan.FilterModule().filters()) == {"gate_candidates", "gate_plan", "gate_host"}
     assert set(gate_report.FilterModule().filters()) == {"gate_report"}
-    assert set(named_disks.FilterModule().filters()) == {"named_disks"}
+    assert set(queue_plan.FilterModule().filters()) == {"named_disks", "queue_plan", "write_cache_rules"}
 
 
 def test_candidates_to_record_to_every_format():
     disks = [{"name": "sdb", "path": "/dev/sdb", "links": ["/dev/sdb"], "removable": False, "size_bytes": 10 ** 12,
               "partitions": [], "holders": [], "mountpoints": [], "rotational": False, "gate_class": "flash"}]
-    candidates = gate_candidates.gate_candidates(disks, {"osd_auto_discovery": True})
+    candidates = gate_plan.gate_candidates(disks, {"osd_auto_discovery": True})
     start = {"ansible_job_id": "1.2"}
     probed = {"device": "/dev/sdb", "verdict": "suitable", "reasons": [], "write_iops": 9000.0}
     done = {"ansible_job_id": "1.2", "finished": 1, "results": [probed]}
-    record = gate_host.gate_host({"candidates": candidates, "started": start, "finished": done}, "osd1",
+    record = gate_plan.gate_host({"candidates": candidates, "started": start, "finished": done}, "osd1",
                                  {"allow_marginal": False, "hdd_policy": "probe"})
     assert record["approved"] == ["/dev/sdb"]
     settings = {"policy": "block", "thresholds": {"flash": {"min_iops": 5000, "marginal_min_iops": 1000}}}
@@ -42,8 +40,8 @@ def test_unknown_format_names_the_known_ones():
 def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_named():
     disks = [{"name": name, "path": "/dev/" + name, "links": ["/dev/" + name, "/dev/disk/by-id/ata-" + name.upper()]}
              for name in ("sda", "sdb", "sdc")]
-    assert named_disks.named_disks(disks, ["/dev/disk/by-id/ata-SDC", "sda", "sdz"]) == [disks[0], disks[2]]
-    assert named_disks.named_disks(disks, []) == disks
+    assert queue_plan.named_disks(disks, ["/dev/disk/by-id/ata-SDC", "sda", "sdz"]) == [disks[0], disks[2]]
+    assert queue_plan.named_disks(disks, []) == disks
 
 
 def test_gate_plan_gives_the_candidates_and_one_job_of_the_whole_disks_present_with_their_classes():
@@ -57,7 +55,7 @@ def test_gate_plan_gives_the_candidates_and_one_job_of_the_whole_disks_present_w
     plan = gate_plan.gate_plan(disks, variables, [], part_classes=["db"], hdd_policy="skip",
                                overwrite=["sdc", "/dev/disk/by-id/wwn-sdd", "/dev/disk/by-id/wwn-sde", "/dev/gone"])
     assert [c["device"] for c in plan["candidates"]] == ["/dev/sdb", "/dev/sdc", "/dev/sdz", "/dev/sdd"]
-    assert plan["candidates"] == gate_candidates.gate_candidates(disks, variables, [], ["db"])
+    assert plan["candidates"] == gate_plan.gate_candidates(disks, variables, [], ["db"])
     assert {k: v for k, v in plan.items() if k != "candidates"} == {
         "devices": ["/dev/sdb", "/dev/sdd"], "device_classes": {"/dev/sdb": "flash", "/dev/sdd": "db"},
         "overwrite_data": ["/dev/sdd"], "health_devices": ["/dev/sdb", "/dev/sdc", "/dev/sdd"],

@@ -1,6 +1,6 @@
 """write_cache_rules: a udev rule per cleanly compared disk, running its drive's own tool."""
 
-from ansible_collections.cephops.osd_tuning.plugins.filter import write_cache_rules
+from ansible_collections.cephops.osd_tuning.plugins.filter.queue_plan import RESCAN, write_cache_rules
 
 
 def disk(device, transport, faster="off", serial="S1", wwn=None, **comparison):
@@ -11,7 +11,7 @@ def disk(device, transport, faster="off", serial="S1", wwn=None, **comparison):
 
 
 def test_each_tool_with_the_faster_setting_matched_by_serial_or_wwn():
-    planned = write_cache_rules.plan([
+    planned = write_cache_rules([
         disk("/dev/sdb", "sata"),
         disk("/dev/sdc", "scsi", faster="on", serial=None, wwn="0x5000c0ffee000002"),
         disk("/dev/nvme0n1", "nvme", serial="NV1"),
@@ -21,7 +21,7 @@ def test_each_tool_with_the_faster_setting_matched_by_serial_or_wwn():
     assert sata["match"] == {"ENV{ID_SERIAL_SHORT}": "S1"} and sata["run"] == [["hdparm", "-W0", "$devnode"]]
     # sdparm, then the rescan without which sd keeps its old view of the cache.
     assert scsi["match"] == {"ENV{ID_WWN}": "0x5000c0ffee000002"}
-    assert scsi["run"] == [["sdparm", "--set=WCE", "--quiet", "$devnode"], write_cache_rules.RESCAN]
+    assert scsi["run"] == [["sdparm", "--set=WCE", "--quiet", "$devnode"], RESCAN]
     assert nvme["run"] == [["nvme", "set-feature", "$devnode", "--namespace-id=4294967295", "--feature-id=6",
                             "--value=0"]]
     assert sata["comment"] == "write cache off: the faster setting in the gate's comparison"
@@ -32,7 +32,7 @@ def test_each_tool_with_the_faster_setting_matched_by_serial_or_wwn():
 
 
 def test_disks_without_a_clean_comparison_a_drive_tool_or_an_identity_are_skipped_with_the_reason():
-    planned = write_cache_rules.plan([
+    planned = write_cache_rules([
         disk("/dev/sdb", "sata", error="hdparm failed (rc=1): bad"),
         disk("/dev/sdc", "sata", restored=False, restore_error="the drive reports its write cache off"),
         disk("/dev/vdb", "virtio"),
@@ -55,7 +55,7 @@ def test_a_drive_without_a_volatile_cache_is_skipped_as_having_nothing_to_switch
                "wwn": None, "write_cache_comparison": {
                    "original": "absent", "error": None,
                    "note": "the drive reports no volatile write cache (NVMe vwc 0): nothing to switch"}}
-    planned = write_cache_rules.plan([nothing, disk("/dev/sdb", "sata")])
+    planned = write_cache_rules([nothing, disk("/dev/sdb", "sata")])
     assert planned["skipped"] == [{"device": "/dev/nvme1n1", "reason": "the drive reports no volatile write cache "
                                                                        "(NVMe vwc 0): nothing to switch"}]
     assert planned["lines"][0] == ("/dev/nvme1n1: write cache not kept: the drive reports no volatile write cache "

@@ -4,7 +4,7 @@ import pytest
 
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
 from ansible_collections.cephops.osd_tuning.plugins.modules import udev_queue_rules
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import queue_plan
+from ansible_collections.cephops.osd_tuning.plugins.filter import queue_plan
 
 
 def disk(name, transport, rotational=False, model="", serial=None, wwn=None, schedulers=None):
@@ -154,7 +154,8 @@ def test_rules_cover_classes_models_and_disks_in_that_order():
 
 
 # Two ATA models whose first 16 characters, all that sysfs keeps of them, are the same.
-PRO, EVO = "Samsung SSD 850 PRO 256GB", "Samsung SSD 850 EVO 250GB"
+PRO = "Samsung SSD 850 PRO 256GB"
+EVO = "Samsung SSD 850 EVO 250GB"
 
 
 def test_a_model_choice_tells_apart_models_with_the_same_first_16_characters():
