@@ -85,7 +85,7 @@ loaded:
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records as managed_file
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records
 
 PROC_MODULES = "/proc/modules"
 MODULE_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -116,9 +116,9 @@ def main():
             path=dict(type="path", required=True),
             modules=dict(type="list", elements="str", default=[]),
             load=dict(type="bool", default=True),
-            **managed_file.ARGUMENT_SPEC
+            **records.ARGUMENT_SPEC
         ),
-        required_if=managed_file.REQUIRED_IF,
+        required_if=records.REQUIRED_IF,
         supports_check_mode=True,
     )
     module.run_command_environ_update = {"LC_ALL": "C"}
@@ -126,12 +126,12 @@ def main():
     refused = [name for name in params["modules"] if not MODULE_NAME.match(name)]
     if refused:
         module.fail_json(msg="not kernel module names, nothing written: %s" % ", ".join(refused))
-    record = managed_file.load_record(module)
+    record = records.load_record(module)
     current = blockdev.read_file(path)
     if params["restore"]:
-        wanted = managed_file.restored(record, path, current)
+        wanted = records.restored(record, path, current)
     elif params["state"] == "present":
-        header = "# " + managed_file.HEADER % params["owner"] + "\n"
+        header = "# " + records.HEADER % params["owner"] + "\n"
         wanted = header + "".join(name + "\n" for name in params["modules"])
     else:
         wanted = None
@@ -140,13 +140,13 @@ def main():
                   diff=dict(before=current or "", after=wanted or "", before_header=path, after_header=path))
     if changed and not module.check_mode:
         if record is not None and not params["restore"]:
-            managed_file.remember(module, params["record"], record, path, current)
-        backup = managed_file.install(module, path, wanted, ".conf")[1] if wanted is not None \
-            else managed_file.remove(module, path)
+            records.remember(module, params["record"], record, path, current)
+        backup = records.install(module, path, wanted, ".conf")[1] if wanted is not None \
+            else records.remove(module, path)
         if backup:
             result["backup_file"] = backup
     if params["restore"] and not module.check_mode:
-        managed_file.forget(module, params["record"], record, path)
+        records.forget(module, params["record"], record, path)
     if params["state"] == "present" and params["load"] and not params["restore"]:
         missing = _missing(params["modules"])
         result["loaded"] = missing if module.check_mode else (_load(module, missing) if missing else [])

@@ -182,7 +182,7 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records as managed_file
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, records
 
 
 # udev rules that set block queue attributes, or run a program, rendered from structured input.
@@ -357,24 +357,24 @@ def main():
             trigger=dict(type="list", elements="str", default=[]),
             trigger_action=dict(type="str", choices=["change", "add"], default="change"),
             trigger_open_check=dict(type="bool", default=False),
-            **managed_file.ARGUMENT_SPEC
+            **records.ARGUMENT_SPEC
         ),
-        required_if=managed_file.REQUIRED_IF,
+        required_if=records.REQUIRED_IF,
         supports_check_mode=True,
     )
     module.run_command_environ_update = {"LC_ALL": "C"}  # output is parsed
     path, params = module.params["path"], module.params
-    record = managed_file.load_record(module)
+    record = records.load_record(module)
     current = blockdev.read_file(path)
     if params["restore"]:
-        wanted = managed_file.restored(record, path, current)
+        wanted = records.restored(record, path, current)
         present, content = wanted is not None, wanted or ""
     elif params["state"] == "present":
         _resolve_programs(module, params["rules"])
         errors = check(params["rules"]) + check_order(path, params["rules"])
         if errors:
             module.fail_json(msg="rules refused, nothing written: " + "; ".join(errors), errors=errors)
-        present, content = True, render(params["rules"], managed_file.HEADER % params["owner"])
+        present, content = True, render(params["rules"], records.HEADER % params["owner"])
     else:
         present, content = False, ""
     changed = (current != content) if present else current is not None
@@ -384,19 +384,19 @@ def main():
     result = dict(changed=changed, path=path, content=content, triggered=[], held={},
                   diff=dict(before=current or "", after=content, before_header=path, after_header=path))
     if changed and not module.check_mode and record is not None and not params["restore"]:
-        managed_file.remember(module, params["record"], record, path, current)
+        records.remember(module, params["record"], record, path, current)
     if changed and not module.check_mode:
         if present:
-            result["validated_with"], backup = managed_file.install(module, path, content, ".rules",
-                                                                    lambda candidate: _verify(module, candidate))
+            result["validated_with"], backup = records.install(module, path, content, ".rules",
+                                                               lambda candidate: _verify(module, candidate))
         else:
-            backup = managed_file.remove(module, path)
+            backup = records.remove(module, path)
         if backup:
             result["backup_file"] = backup
         if params["reload"]:
             result["triggered"], result["held"] = _apply(module, params["trigger"])
     if params["restore"] and not module.check_mode:
-        managed_file.forget(module, params["record"], record, path)
+        records.forget(module, params["record"], record, path)
     module.exit_json(**result)
 
 

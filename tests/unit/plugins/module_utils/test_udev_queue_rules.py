@@ -115,8 +115,8 @@ def test_the_open_check_keeps_the_event_off_a_disk_another_process_holds(monkeyp
 
 
 def test_with_every_disk_held_only_the_rules_are_reloaded(monkeypatch):
-    monkeypatch.setattr(rules_utils.blockdev, "held_now", lambda names: dict((n, "open by another process: x (pid 1)")
-                                                                              for n in names))
+    monkeypatch.setattr(rules_utils.blockdev, "held_now",
+                        lambda names: dict((n, "open by another process: x (pid 1)") for n in names))
     module = Module(True)
     assert rules_utils._apply(module, ["sda"])[0] == []
     assert [argv[1] for argv in module.commands] == ["control"]
