@@ -215,13 +215,12 @@ def take_snapshot(run_command, names=None, include_loop=False, include_virtual=F
         base = os.path.join(SYS_BLOCK, name)
         attrs = _read_attrs(base, DISK_ATTRS)
         partitions = {}
-        for child in _listdir(base):
-            if os.path.exists(os.path.join(base, child, "partition")):
-                pbase = os.path.join(base, child)
-                partitions[child] = {
-                    "attrs": _read_attrs(pbase, PARTITION_ATTRS),
-                    "holders": _listdir(os.path.join(pbase, "holders")),
-                }
+        for child in _partition_names(base):
+            pbase = os.path.join(base, child)
+            partitions[child] = {
+                "attrs": _read_attrs(pbase, PARTITION_ATTRS),
+                "holders": _listdir(os.path.join(pbase, "holders")),
+            }
         dev = attrs.get("dev", "")
         blocks[name] = {
             "sysfs_path": os.path.realpath(base),
@@ -282,9 +281,13 @@ def held_now(names):
     disks = []
     for name in names:
         base = os.path.join(SYS_BLOCK, name)
-        disks.append(dict(name=name, devnum=read_value(os.path.join(base, "dev")),
-                          partitions=[c for c in _listdir(base) if os.path.exists(os.path.join(base, c, "partition"))]))
+        disks.append(dict(name=name, devnum=read_value(os.path.join(base, "dev")), partitions=_partition_names(base)))
     return open_now(disks)
+
+
+def _partition_names(base):
+    """Kernel names of the partitions under a disk's sysfs directory ``base``."""
+    return [child for child in _listdir(base) if os.path.exists(os.path.join(base, child, "partition"))]
 
 
 def _openers(devices):
