@@ -384,6 +384,14 @@ failure_lines() {
     END { for (i = (fatals > 2 ? fatals - 1 : 1); i <= fatals; i++) print fatal[i] }'
 }
 
+# failure_reasons LOG: the "msg" and the end of the "stderr" of the last failed task, which the
+# fatal line, cut to its first 150 characters, leaves out.
+failure_reasons() {
+  sed -E 's/\x1b\[[0-9;]*m//g; s/^ *(│ ?)?//' "$1" 2>/dev/null | grep 'fatal: \[' | tail -n 1 |
+    grep -oE '"(msg|stderr)": "([^"\\]|\\.)*"' | sed -E 's/^"stderr": "(.*)"$/stderr: …\1/' |
+    awk '{ print (length($0) > 400 ? substr($0, 1, 40) "…" substr($0, length($0) - 360) : $0) }'
+}
+
 printf '\n==> summary\n'
 for stage in "${STAGES[@]}"; do
   printf '  %-12s %-12s %5ss   log: .build/logs/%s.log\n' "$stage" "${RESULT[$stage]}" "${DURATION[$stage]}" "$stage"
@@ -393,6 +401,7 @@ done
 for stage in "${STAGES[@]}"; do
   [ "${RESULT[$stage]}" = PASS ] && continue
   failure_lines "$LOG_DIR/$stage.log" | cut -c1-150 | sed "s/^/  $stage: /"
+  failure_reasons "$LOG_DIR/$stage.log" | sed "s/^/  $stage: /"
 done
 printf 'whole run: %d s\n' "$SECONDS"
 printf 'stages: %d passed, %d failed\n' "$((${#STAGES[@]} - failed))" "$failed"
