@@ -312,6 +312,9 @@ class Lab:
             text = self.console_log(name).read_text(errors="replace")
         except OSError:
             return "(no console log)"
+        if not text.strip():
+            # GRUB writes to the serial console only once it has read grub.cfg.
+            return "(the console stayed empty: the VM never got past its boot loader; is the image's grub.cfg there?)"
         return "\n".join(text.replace("\r", "").splitlines()[-lines:])
 
     # --- lifecycle ----------------------------------------------------------

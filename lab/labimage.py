@@ -227,8 +227,36 @@ def _mounted(device: str, mountpoint: Path, *options: str):
     finally:
         with _signals_held():
             if not _cleanup(["umount", "--recursive", str(mountpoint)], attempts=10):
-                log(f"{mountpoint} stays busy; detaching it lazily")
-                _cleanup(["umount", "--recursive", "--lazy", str(mountpoint)])
+                # A lazy detach would leave the filesystem mounted, its journal unreplayed, while the
+                # image is copied: GRUB, which reads no journal, then finds no grub.cfg.
+                for pid, command in _processes_rooted_in(mountpoint):
+                    log(f"{mountpoint} stays busy: stopping process {pid} ({command}) left in the chroot")
+                    _cleanup(["kill", "-KILL", str(pid)])
+                if not _cleanup(["umount", "--recursive", str(mountpoint)], attempts=10):
+                    raise RuntimeError(f"{mountpoint} stays busy; an image copied while it is mounted is not consistent")
+
+
+def _processes_rooted_in(mountpoint: Path) -> list[tuple[int, str]]:
+    """The processes whose root directory or working directory is under ``mountpoint``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            places = [Path(os.readlink(proc / link)) for link in ("root", "cwd")]
+            command = (proc / "comm").read_text().strip()
+        except OSError:
+            continue
+        if any(place == mountpoint or mountpoint in place.parents for place in places):
+            found.append((int(proc.name), command))
+    return found
+
+
+def _check_clean(device: str) -> None:
+    """Refuse an ext4 filesystem left with a journal to replay: the guest's GRUB would not see it."""
+    header = run(["env", "LC_ALL=C", "dumpe2fs", "-h", device], capture=True)
+    if "needs_recovery" in header or not re.search(r"^Filesystem state:\s+clean$", header, re.MULTILINE):
+        raise RuntimeError(f"{device} was not cleanly unmounted: its journal holds changes GRUB cannot read")
 
 
 def _blkid(device: str, tag: str) -> str:
@@ -314,6 +342,7 @@ def _build_os_image(suite: str, packages: tuple[str, ...], final: Path) -> None:
                 grub_cfg = (root / "boot/grub/grub.cfg").read_text()
                 if f"root=UUID={uuid}" not in grub_cfg:
                     raise RuntimeError("grub.cfg does not find the root filesystem by UUID")
+            _check_clean(root_part)
         log("converting to qcow2")
         image = work / "root.qcow2"
         run(["qemu-img", "convert", "-f", "raw", "-O", "qcow2", str(raw), str(image)])
