@@ -385,9 +385,14 @@ failure_lines() {
 }
 
 # failure_reasons LOG: the "msg" and the end of the "stderr" of the last failed task, which the
-# fatal line, cut to its first 150 characters, leaves out.
+# fatal line, cut to its first 150 characters, leaves out; molecule wraps a task's result over
+# indented lines, which are joined again first.
 failure_reasons() {
-  sed -E 's/\x1b\[[0-9;]*m//g; s/^ *(│ ?)?//' "$1" 2>/dev/null | grep 'fatal: \[' | tail -n 1 |
+  sed -E 's/\x1b\[[0-9;]*m//g; s/^ *(│ ?)?//' "$1" 2>/dev/null | awk '
+    /fatal: \[/ { last = $0; open = 1; next }
+    open && /^  / { sub(/^ +/, ""); last = last " " $0; next }
+    { open = 0 }
+    END { print last }' |
     grep -oE '"(msg|stderr)": "([^"\\]|\\.)*"' | sed -E 's/^"stderr": "(.*)"$/stderr: …\1/' |
     awk '{ print (length($0) > 400 ? substr($0, 1, 40) "…" substr($0, length($0) - 360) : $0) }'
 }
