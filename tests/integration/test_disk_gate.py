@@ -332,7 +332,9 @@ def test_every_host_probes_at_once_even_with_one_fork(loop_disks, gate, tmp_path
     inventory.write_text(json.dumps({"all": {"hosts": {
         "one": {"ansible_connection": "local", "gated": [first.path]},
         "two": {"ansible_connection": "local", "gated": [second.path]}}}}))
-    command = gate.command([], inventory=str(inventory), disk_gate_devices="{{ gated }}", disk_gate_runtime=6)
+    # 6 s probes, full length, long enough for the second host's to start while the first one's runs.
+    command = gate.command([], inventory=str(inventory), disk_gate_devices="{{ gated }}", disk_gate_runtime=6,
+                           disk_gate_adaptive=False)
     command["env"]["ANSIBLE_FORKS"] = "1"
     with FioWatch(first.path, second.path) as watch:
         rc, _report = run_playbook(command["args"], command["env"])
