@@ -11,7 +11,9 @@ one.
 usage: bench/run.sh gating_scale [--counts 1 4 8 12] [--repeats 3] [--runtime 15]
                                  [--region-size-mib N] [--plp-runtime S] [--independent]
 --region-size-mib and --plp-runtime pass the module's options of those names (default: the
-module's own), to show what the region check and the power-loss hint probe cost.
+module's own), to show what the region check costs; plp_runtime sizes the run without fsync,
+which only a probe without an fsync latency of its own takes (not this randwrite probe, whose
+power-loss verdict reads its own fsync latency).
 --independent limits each loop disk on its own (benchlib.independent: a fast, a consumer and an
 HDD-like write limit, in turn), as real disks are, instead of all of them sharing the backing
 disk's pace; a second table then shows that they are independent: each disk's figure probed
@@ -113,8 +115,9 @@ def main():
                     "full / by hand", "adaptive / by hand", "same verdicts", "target met"), rows,
                    notes=["Targets: 8 disks at most 1.2x one disk (full), 12 disks at most 0.05x the hand-run procedure "
                           "(adaptive), every verdict of every run equal. Module times include Ansible's own overhead "
-                          "(about a second per call on the controller), the region check, the no-fsync power-loss "
-                          "hint probe and the restore of the probe region; the hand-run procedure is fio alone. "
+                          "(about a second per call on the controller), the region check and the restore of the "
+                          "probe region (the power-loss verdict reads the probe's own fsync latency: no run without "
+                          "fsync); the hand-run procedure is fio alone. "
                           + ("Each loop disk is limited on its own (a fast, a consumer and an HDD-like write limit, "
                              "in turn), as real disks on their own controllers are." if args.independent else
                              "Loop disks share one backing disk and two CPUs here, unlike real disks on their own "

@@ -165,6 +165,8 @@ def measure_jobs(document):
             "write_iops": round(sum(w.get("iops", 0) for w in writes), 1),
             "write_bw_bytes": sum(w.get("bw_bytes", 0) for w in writes),
             "total_ios": sum(w.get("total_ios", 0) for w in writes),
+            # fsyncs (or fdatasyncs) fio issued, which the power-loss verdict pairs with the writes.
+            "sync_ios": sum(j.get("sync", {}).get("total_ios", 0) for j in jobs),
             "runtime_ms": max(j.get("job_runtime", 0) for j in jobs),
             "job_errors": sorted(set(j.get("error", 0) for j in jobs if j.get("error", 0))),
             "latency_us": {
@@ -238,6 +240,7 @@ def dd_outcome(rc, stderr, block_size=4096):
         "write_iops": round(ios / seconds, 1),
         "write_bw_bytes": int(written / seconds),
         "total_ios": ios,
+        "sync_ios": 0,
         "runtime_ms": int(seconds * 1000),
         "job_errors": [],
         "latency_us": {"completion": {"mean": round(seconds * 1e6 / ios, 3), "p50": None, "p99": None, "p99_9": None},

@@ -144,16 +144,48 @@ PLP_COSTLY_FLUSH_MS = 0.5
 # A durable write slower than this leaves no room to tell a protected cache from no cache at
 # all: the write itself costs as much as a flush to flash would.
 PLP_FAST_DURABLE_WRITE_MS = 0.5
+# Where a verdict's flush cost comes from (``flush_cost_source``): the fsync latency of the
+# probe itself, or a run of the same job without fsync.
+FROM_FSYNC_LATENCY = "fsync_latency"
+FROM_RUN_WITHOUT_FSYNC = "run_without_fsync"
+# A probe fsyncs after each write when it has (nearly) as many fsyncs as writes: a run may stop
+# between a write and its fsync. One that fsyncs every few writes (fsync=4) does not qualify.
+FSYNC_EACH_WRITE_SHARE = 0.99
 
 
 def write_ms(measurement):
     """Mean time of one write as the probe issued it, its fsync included: the inverse of its
-    IOPS at queue depth 1. Not fio's completion plus sync latency: with libaio fio stamps the
-    fsync when it prepares it, before the write it follows has completed, so its sync latency
-    holds that write too (the SSD selection article's Intel DC S3500: 5.7 us submission, 49.9
-    us completion and 108.5 us sync would take 164 us a write at 8713 IOPS, which leave 115)."""
+    IOPS at queue depth 1. Not fio's completion plus sync latency: fio 3.33's libaio engine
+    times a synchronous fsync from the issue of the write before it (see fsync_cost_ms), so
+    its sync latency holds that write too (the SSD selection article's Intel DC S3500: 5.7 us
+    submission, 49.9 us completion and 108.5 us sync would take 164 us a write at 8713 IOPS,
+    which leave 115)."""
     iops = measurement.get("write_iops")
     return 1000.0 / iops if iops else None
+
+
+def fsync_cost_ms(measurement):
+    """(what one fsync cost, the write's completion taken off its figure), both in ms, from the
+    mean fsync latency fio reported for a probe that fsynced after each write; None where the
+    probe has no such figure (O_DSYNC writes, whose flush is inside the write's completion;
+    dd; an fsync only every few writes).
+
+    At queue depth 1 a write and its fsync follow each other, so their latencies cannot add up
+    to more than a durable write takes. fio 3.33's libaio engine runs the fsync synchronously
+    and stamps no issue time of its own on it: it is timed from the issue of the write before
+    it (the same io_u, reused), so its sync latency holds that write's completion too, and
+    the two add up to more. Then the completion is taken off (the article's DC S3500: 108.5 us
+    sync less 49.9 us completion, 0.059 ms a flush); an engine that times the fsync on its own
+    (psync, io_uring) leaves the sum under a durable write and the figure as fio gave it."""
+    latency = measurement.get("latency_us") or {}
+    sync, completion = latency.get("sync"), latency.get("completion") or {}
+    durable = write_ms(measurement)
+    writes, syncs = measurement.get("total_ios") or 0, measurement.get("sync_ios") or 0
+    if not sync or durable is None or not writes or not writes * FSYNC_EACH_WRITE_SHARE <= syncs <= writes:
+        return None
+    sync_ms, completion_ms = sync["mean"] / 1000.0, (completion.get("mean") or 0.0) / 1000.0
+    counted = completion_ms if sync_ms + completion_ms > durable else 0.0
+    return max(sync_ms - counted, 0.0), counted
 
 
 def _cache_reason(cache):
@@ -170,31 +202,38 @@ def _cache_reason(cache):
     return None
 
 
+def _plp_fields(source=None, unsynced_iops=None, ratio=None):
+    """Every field of a power-loss protection verdict but the verdict, its reasons and error."""
+    return {"flush_cost_source": source, "flush_cost_ms": None, "plain_write_ms": None,
+            "unsynced_iops": unsynced_iops, "ratio": ratio}
+
+
 def plp_unknown(why):
-    """The verdict of a disk without a measurement without fsync."""
-    return {"verdict": "unknown", "reasons": [why], "unsynced_iops": None, "ratio": None, "flush_cost_ms": None}
+    """The verdict of a disk without a flush cost to judge."""
+    return dict(_plp_fields(), verdict="unknown", reasons=[why])
 
 
-def plp_verdict(synced, unsynced, cache):
+def flush_cost(durable, plain):
+    """What fsync adds to a write, in ms: the durable write less the same write without it."""
+    return round(max(durable - plain, 0.0), 3)
+
+
+def plp_of_write_times(durable, plain, cache, figures, found=None):
     """Power-loss protection ``likely``, ``unlikely`` or ``unknown`` with its reasons, from the
-    probe's measurement (``synced``), the same job without fsync (``unsynced``) and the write
-    cache as write_cache.read gives it (None when not read).
+    mean durable write (``durable`` ms, its fsync included) and the same write without the
+    fsync (``plain`` ms): fsync costs the difference (flush_cost). ``figures`` is the first
+    reason, which gives the figures and where they come from; ``found`` the result fields
+    the caller measured; ``cache`` the write cache as write_cache.read gives it (None when
+    not read).
 
-    What one fsync costs is the mean durable write minus the mean write without fsync. A
-    drive with power-loss protection acknowledges a flush from its protected cache, so the
+    A drive with power-loss protection acknowledges a flush from its protected cache, so the
     cost is small and durable writes are fast; one without must empty a volatile cache to
     flash. Nothing on the bus reports power-loss protection, and the cost only shows while
     the drive has a volatile cache, it is on, and the kernel sends flushes."""
-    iops, unsynced_iops = synced["write_iops"], unsynced["write_iops"]
-    found = {"unsynced_iops": unsynced_iops, "ratio": round(iops / unsynced_iops, 3) if unsynced_iops else None,
-             "flush_cost_ms": None}
-    durable, plain = write_ms(synced), write_ms(unsynced)
-    if durable is None or plain is None:
-        return dict(found, verdict="unknown", reasons=["no IOPS figures of both runs"])
-    cost = found["flush_cost_ms"] = round(max(durable - plain, 0.0), 3)
+    cost = flush_cost(durable, plain)
+    found = dict(found or _plp_fields(), flush_cost_ms=cost, plain_write_ms=round(plain, 3))
     fast = durable <= PLP_FAST_DURABLE_WRITE_MS
-    reasons = ["a durable write takes %s ms (%s IOPS), one without fsync %s ms (%s IOPS): fsync costs %s ms" % (
-        _num(round(durable, 3)), _num(iops), _num(round(plain, 3)), _num(unsynced_iops), _num(cost))]
+    reasons = [figures]
     cache = cache or {}
     silenced = _cache_reason(cache)
     if cache.get("enabled") is None and cache.get("volatile") is None:
@@ -222,6 +261,42 @@ def plp_verdict(synced, unsynced, cache):
         verdict, why = "likely", "flushes acknowledged within %s ms and fast durable writes: a protected cache" % (
             _num(PLP_CHEAP_FLUSH_MS))
     return dict(found, verdict=verdict, reasons=reasons + [why])
+
+
+def plp_from_fsync(synced, cache):
+    """The verdict from the probe's own measurement (``synced``), whose fsync latency gives the
+    flush cost (fsync_cost_ms) and its durable write less that cost the plain write: no run of
+    its own. None where the probe has no fsync latency to read."""
+    found = fsync_cost_ms(synced)
+    if found is None:
+        return None
+    cost, counted = found
+    durable = write_ms(synced)
+    plain = max(durable - cost, 0.0)
+    source = "the mean fsync latency fio reported"
+    if counted:
+        source += ", %s ms, less the write's completion, %s ms, which fio timed with it" % (
+            _num(round(cost + counted, 3)), _num(round(counted, 3)))
+    figures = "a durable write takes %s ms (%s IOPS), the write itself %s ms: fsync costs %s ms (%s)" % (
+        _num(round(durable, 3)), _num(synced["write_iops"]), _num(round(plain, 3)), _num(flush_cost(durable, plain)),
+        source)
+    return plp_of_write_times(durable, plain, cache, figures, _plp_fields(FROM_FSYNC_LATENCY))
+
+
+def plp_verdict(synced, unsynced, cache):
+    """The verdict from the probe's measurement (``synced``) and a run of the same job without
+    fsync (``unsynced``): each write's time is the inverse of its run's IOPS at queue depth 1.
+    For probes without an fsync latency of their own (O_DSYNC writes)."""
+    iops, unsynced_iops = synced["write_iops"], unsynced["write_iops"]
+    found = _plp_fields(FROM_RUN_WITHOUT_FSYNC, unsynced_iops,
+                        round(iops / unsynced_iops, 3) if unsynced_iops else None)
+    durable, plain = write_ms(synced), write_ms(unsynced)
+    if durable is None or plain is None:
+        return dict(found, verdict="unknown", reasons=["no IOPS figures of both runs"])
+    figures = "a durable write takes %s ms (%s IOPS), one without fsync %s ms (%s IOPS): fsync costs %s ms" % (
+        _num(round(durable, 3)), _num(iops), _num(round(plain, 3)), _num(unsynced_iops),
+        _num(flush_cost(durable, plain)))
+    return plp_of_write_times(durable, plain, cache, figures, found)
 
 
 # --------------------------------------------------------------------------- write cache

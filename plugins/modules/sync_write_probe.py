@@ -43,8 +43,10 @@ description:
     longer than O(timeout) (fio is killed) and a termination signal to the module each give
     V(error) with the cause, never a verdict.
   - Also reports the volatile write cache of each disk, a power-loss protection verdict from
-    a short probe without fsync, and optionally (O(compare_write_cache)) which cache setting
-    gives more sync IOPS. O(write_cache=disabled) measures with the drive's write cache off.
+    what one fsync costs (read from the probe's own fsync latency, so it takes no extra time;
+    in O(mode=journal) from a short probe without fsync), and optionally
+    (O(compare_write_cache)) which cache setting gives more sync IOPS. O(write_cache=disabled)
+    measures with the drive's write cache off.
   - How the default thresholds were chosen is explained in the collection's
     C(docs/gate_thresholds.md); no public standard exists.
 author:
@@ -216,7 +218,12 @@ options:
   plp_runtime:
     description:
       - Seconds of a probe without fsync after the main one, which gives what an fsync costs
-        (the power-loss protection verdict, C(plp)). V(0) skips it. fio only.
+        (the power-loss protection verdict, C(plp)) where the main probe has no fsync latency
+        of its own, as in O(mode=journal) (O_DSYNC writes, whose flush is inside the write's
+        completion) or with O(fio_options) that fsync only every few writes. V(0) skips it,
+        and their verdict is then V(unknown). fio only.
+      - A probe that fsyncs after each write (the default O(mode=randwrite)) needs no such
+        run. Its power-loss verdict comes from its own fsync latency, whatever this says.
     type: int
     default: 3
   compare_write_cache:
@@ -446,17 +453,26 @@ results:
     plp:
       description:
         - Power-loss protection C(verdict) (V(likely), V(unlikely) or V(unknown)) with its
-          C(reasons), from the probe and a short run of the same job without fsync
-          (O(plp_runtime)), the write cache state and the absolute figures.
-        - C(flush_cost_ms) is what one fsync costs, the mean durable write minus the mean
-          write without fsync, each the inverse of its run's IOPS at queue depth 1.
-          C(unsynced_iops) and C(ratio) (sync / unsynced IOPS) give the run without fsync,
-          C(error) says why that run failed. V(unknown) without such a run
-          (O(plp_runtime=0), O(method=dd)).
+          C(reasons), from what one fsync costs, the write cache state and the absolute figures.
+        - C(flush_cost_ms) is what one fsync costs and C(plain_write_ms) the mean write without
+          it; the mean durable write (the inverse of the probe's IOPS at queue depth 1) is their
+          sum. C(flush_cost_source) says where the cost comes from. V(fsync_latency) is the
+          mean fsync latency fio reported for the probe itself, less the write's completion
+          where fio timed the fsync from the write's issue (fio 3.33's libaio does, and its
+          fsync latency and the write's latency then add up to more than a durable write
+          takes), with no extra run. V(run_without_fsync) is a short run of the same job
+          without fsync (O(plp_runtime)) after a probe without an fsync latency of its own
+          (O(mode=journal)), its write the inverse of that run's IOPS; C(unsynced_iops) and
+          C(ratio) (sync / unsynced IOPS) give that run, null otherwise, and C(error) says why
+          it failed.
+        - V(unknown) with C(flush_cost_source) null without either (O(method=dd), or
+          O(mode=journal) with O(plp_runtime=0)).
       type: dict
-      sample: {verdict: unlikely, reasons: ["a durable write takes 1.742 ms (574 IOPS), one without fsync
-               0.021 ms (47000 IOPS): fsync costs 1.721 ms", "a flush of 0.5 ms or more empties a volatile
-               cache to flash"], flush_cost_ms: 1.721, unsynced_iops: 47000.0, ratio: 0.012, error: null}
+      sample: {verdict: unlikely, reasons: ["a durable write takes 1.742 ms (574 IOPS), the write itself 0.024 ms:
+               fsync costs 1.719 ms (the mean fsync latency fio reported, 1.735 ms, less the write's completion,
+               0.016 ms, which fio timed with it)", "a flush of 0.5 ms or more empties a volatile cache to flash"],
+               flush_cost_source: fsync_latency, flush_cost_ms: 1.719, plain_write_ms: 0.024, unsynced_iops: null,
+               ratio: null, error: null}
     write_cache:
       description: C(tool) that reads the drive's cache (V(hdparm), V(nvme), V(sdparm) or
         V(sysfs) when only the kernel's view exists), C(present) (the drive has a volatile
@@ -557,8 +573,9 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
 
 # --------------------------------------------------------------------------- the result cache
 
-# 2: the power-loss protection verdict replaced the hint.
-CACHE_FORMAT = 2
+# 2: the power-loss protection verdict replaced the hint. 3: its flush cost comes from the
+# probe's fsync latency, with flush_cost_source and plain_write_ms.
+CACHE_FORMAT = 3
 # Only measurements are kept: an error or a refusal must be looked at again on the next run.
 CACHEABLE_VERDICTS = ("suitable", "marginal", "unsuitable")
 # Every setting that shapes a measurement or its verdict; the timeout and fio's path do not.
@@ -873,6 +890,8 @@ def forget_region_reads(name, region):
 # --------------------------------------------------------------------------- probing
 
 ADAPTIVE_MAX_STAGES = 3
+NO_FLUSH_COST = ("no fsync latency in the probe (O_DSYNC writes, or the dd method) and no probe without fsync to "
+                 "compare with (plp_runtime 0, or the dd method)")
 
 
 class Prober:
@@ -967,7 +986,8 @@ class Prober:
         return final
 
     def plp_verdicts(self, disks, measured, caches):
-        """Each disk's power-loss protection verdict from a short run of the same job without fsync."""
+        """Each disk's power-loss protection verdict from a short run of the same job without
+        fsync, for probes whose own fsync latency gives none (O_DSYNC writes)."""
         outcomes = self.measure(disks, options=fio_job.unsynced(self.s["options"]), runtime=self.s["plp_runtime"])
         verdicts = {}
         for disk in disks:
@@ -1001,12 +1021,17 @@ class Prober:
                     results[name]["journal"] = ramp
             # The cache as it was while measuring: what the power-loss verdict must weigh.
             caches = dict((d["name"], during.get(d["name"]) or results[d["name"]]["write_cache"]) for d in good)
-            if good and self.s["plp_runtime"] and self.s["method"] == "fio":
-                for name, verdict in self.plp_verdicts(good, measured, caches).items():
+            for disk in good:
+                verdict = probe_verdict.plp_from_fsync(measured[disk["name"]], caches[disk["name"]])
+                if verdict is not None:
+                    results[disk["name"]]["plp"] = dict(verdict, error=None)
+            # Only a probe without an fsync latency of its own (O_DSYNC writes) needs a run without fsync.
+            unsynced = [d for d in good if "plp" not in results[d["name"]]]
+            if unsynced and self.s["plp_runtime"] and self.s["method"] == "fio":
+                for name, verdict in self.plp_verdicts(unsynced, measured, caches).items():
                     results[name]["plp"] = verdict
             for disk in good:
-                results[disk["name"]].setdefault("plp", dict(probe_verdict.plp_unknown(
-                    "no probe without fsync to compare with (plp_runtime 0, or the dd method)"), error=None))
+                results[disk["name"]].setdefault("plp", dict(probe_verdict.plp_unknown(NO_FLUSH_COST), error=None))
             if good and self.s["compare_write_cache"]:
                 for name, comparison in compare_write_cache(self.measure, self.caches, good, caches, measured).items():
                     results[name]["write_cache_comparison"] = comparison

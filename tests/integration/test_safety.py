@@ -524,7 +524,8 @@ def test_interrupted_playbook_leaves_the_probe_to_finish_and_clean_up(loop_disks
         with open(str(tmp_path / "interrupted.log"), "w") as log:
             # Its own process group, which gets SIGINT as a whole, as Ctrl-C sends it.
             play = subprocess.Popen(stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                                    **gate.command(disks, disk_gate_runtime=PROBE_SECONDS))
+                                    # The full-length probe: an adaptive one of these disks ends in 2 s.
+                                    **gate.command(disks, disk_gate_runtime=PROBE_SECONDS, disk_gate_adaptive=False))
             try:
                 assert fio_started(disks[0].path, lambda: play.poll() is None), \
                     "fio never started: %s" % (tmp_path / "interrupted.log").read_text()
@@ -594,7 +595,9 @@ def test_a_probe_killed_by_the_async_timeout_is_restored_by_the_next_gate(loop_d
     def kill_then_gate_again():
         for timeout in KILL_AFTER:
             before = disk.checksum()
-            killed = gate.play([disk], disk_gate_runtime=60, disk_gate_async_timeout=timeout, disk_gate_policy="warn")
+            # A 60 s probe, full length: an adaptive one would end before the kill.
+            killed = gate.play([disk], disk_gate_runtime=60, disk_gate_adaptive=False, disk_gate_async_timeout=timeout,
+                               disk_gate_policy="warn")
             found = killed.disk(disk.path)
             assert found["verdict"] == "error", found
             # SIGKILL ends a process only once its I/O in flight completes, which a loaded host delays.

@@ -71,7 +71,9 @@ def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     assert found["write_cache"] == {"tool": "sysfs", "kernel_view": "write back", "present": None, "enabled": True,
                                     "volatile": True}
     plp = found["plp"]
-    assert plp["unsynced_iops"] > 0 and plp["ratio"] > 0 and plp["flush_cost_ms"] >= 0 and plp["error"] is None
+    # The probe fsyncs after each write: its own fsync latency gives the flush cost.
+    assert plp["flush_cost_source"] == "fsync_latency" and plp["flush_cost_ms"] > 0 and plp["error"] is None
+    assert (plp["unsynced_iops"], plp["ratio"]) == (None, None)
     assert plp["verdict"] in ("likely", "unlikely", "unknown") and plp["reasons"][0].startswith("a durable write takes")
     # A loop device's flushes reach the backing file's storage: the verdict follows the measured cost.
     assert (plp["verdict"] == "unlikely") == (plp["flush_cost_ms"] >= 0.5), plp
@@ -79,13 +81,38 @@ def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     assert_blank_again(disk)
 
 
+def test_the_power_loss_verdict_reads_fio_s_own_fsync_latency_and_runs_fio_once(loop_disks):
+    """A probe that fsyncs after each write gets its flush cost from the mean fsync latency fio
+    reported for it, less the write's completion where fio timed the fsync from the write's
+    issue (the two then add up to more than a durable write takes), and no run without fsync
+    follows it, whatever plp_runtime says: one fio process writes to the disk."""
+    disk = loop_disks()
+    with FioWatch(disk.path) as watch:
+        found = by_device(probe([disk], plp_runtime=3, adaptive=False))[disk.path]
+    assert len(watch.pids) == 1, watch.pids
+    plp, latency = found["plp"], found["latency_us"]
+    assert (plp["flush_cost_source"], plp["unsynced_iops"], plp["error"]) == ("fsync_latency", None, None), plp
+    sync_ms, completion_ms = latency["sync"]["mean"] / 1000.0, latency["completion"]["mean"] / 1000.0
+    durable_ms = 1000.0 / found["write_iops"]
+    counted_ms = completion_ms if sync_ms + completion_ms > durable_ms else 0.0
+    print("durable write %.3f ms, fio's fsync latency %.3f ms, completion %.3f ms: flush cost %s ms" % (
+        durable_ms, sync_ms, completion_ms, plp["flush_cost_ms"]))
+    assert abs(plp["flush_cost_ms"] - (sync_ms - counted_ms)) <= 0.0015, (plp, latency, found["write_iops"])
+    assert abs(plp["flush_cost_ms"] + plp["plain_write_ms"] - durable_ms) <= 0.0015, plp
+    # fio's JSON of the same command carries the fsync latency that figure is read from, one
+    # fsync a write (the region holds probe data afterwards: the disk is thrown away).
+    argv = [arg if not arg.startswith("--runtime=") else "--runtime=1" for arg in found["command"]]
+    job = json.loads(run(argv).stdout)["jobs"][0]
+    assert job["sync"]["lat_ns"]["N"] == job["sync"]["total_ios"] >= job["write"]["total_ios"] - 1 > 0, job["sync"]
+
+
 def test_thresholds_above_and_below_the_measured_iops(loop_disks):
     disk = loop_disks()
     easy = by_device(probe([disk], **EASY))[disk.path]
     hard = by_device(probe([disk], **IMPOSSIBLE))[disk.path]
     assert easy["verdict"] == "suitable", easy["reasons"]
-    assert (easy["plp"]["verdict"], easy["plp"]["reasons"]) == (
-        "unknown", ["no probe without fsync to compare with (plp_runtime 0, or the dd method)"])
+    # plp_runtime 0 skips only a run without fsync, which a probe that fsyncs does not need.
+    assert easy["plp"]["flush_cost_source"] == "fsync_latency", easy["plp"]
     assert hard["verdict"] == "unsuitable", hard["reasons"]
     assert any(reason.startswith("write IOPS") and "below the marginal floor" in reason for reason in hard["reasons"])
 
@@ -185,7 +212,8 @@ def test_check_mode_writes_nothing_and_returns_the_plan(loop_disks):
 
 def test_journal_mode_ramps_numjobs_and_reports_steps(loop_disks):
     disk = loop_disks()
-    found = by_device(probe([disk], mode="journal", runtime=1, journal_max_numjobs=4, **EASY))[disk.path]
+    found = by_device(probe([disk], mode="journal", runtime=1, journal_max_numjobs=4, plp_runtime=1,
+                            **EASY))[disk.path]
     assert found["verdict"] == "suitable"
     assert "--sync=1" in found["command"] and "--rw=write" in found["command"]
     assert found["latency_us"]["sync"] is None and found["p99_sync_latency_ms"] > 0
@@ -193,6 +221,11 @@ def test_journal_mode_ramps_numjobs_and_reports_steps(loop_disks):
     assert [s["numjobs"] for s in steps][:2] == [1, 2]
     assert all(s["write_iops"] > 0 and s["write_bw_bytes"] > 0 for s in steps)
     assert found["journal"]["error"] is None
+    # O_DSYNC writes have no fsync latency of their own: the flush cost needs the run without fsync.
+    plp = found["plp"]
+    assert (plp["flush_cost_source"], plp["error"]) == ("run_without_fsync", None), plp
+    assert plp["unsynced_iops"] > 0 and plp["ratio"] > 0 and plp["flush_cost_ms"] >= 0
+    assert plp["reasons"][0].startswith("a durable write takes") and "one without fsync" in plp["reasons"][0]
     assert_blank_again(disk)
 
 
@@ -203,6 +236,9 @@ def test_dd_fallback_measures_and_says_so(loop_disks):
     assert found["write_iops"] > 0
     assert found["verdict"] == "suitable"
     assert "p99 sync latency not measured by this method" in found["reasons"]
+    assert (found["plp"]["verdict"], found["plp"]["flush_cost_source"], found["plp"]["reasons"]) == ("unknown", None, [
+        "no fsync latency in the probe (O_DSYNC writes, or the dd method) and no probe without fsync to compare "
+        "with (plp_runtime 0, or the dd method)"])
     assert_blank_again(disk)
 
 

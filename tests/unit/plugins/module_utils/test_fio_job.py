@@ -59,6 +59,7 @@ def test_normal_run_is_measured(fixture_text):
     m = found["loop2"]["measurement"]
     assert version == "fio-3.33"
     assert m["write_iops"] == 2516.2 and m["total_ios"] == 5035 and m["runtime_ms"] == 2000
+    assert m["sync_ios"] == 5035  # one fsync per write
     assert m["latency_us"]["sync"] == {"mean": 382.482, "p50": 329.728, "p99": 1531.904, "p99_9": 3063.808}
     assert fio_job.p99_sync_latency_ms(m) == 1.532
 
@@ -79,7 +80,7 @@ def test_errored_job_is_an_error_and_the_healthy_job_still_counts(fixture_text):
 def test_sync_mode_without_sync_section_judges_completion_latency(fixture_text):
     found, _version = outcome(fixture_text, "journal_sync_numjobs1.json", ["loop2"])
     m = found["loop2"]["measurement"]
-    assert m["latency_us"]["sync"] is None
+    assert m["latency_us"]["sync"] is None and m["sync_ios"] == 0
     assert fio_job.p99_sync_latency_ms(m) == round(m["latency_us"]["completion"]["p99"] / 1000, 3)
 
 

@@ -1,5 +1,5 @@
 """probe_verdict: verdicts around the thresholds, the adaptive rule, the journal ramp, the
-power-loss protection hint and the write cache winner."""
+power-loss protection verdict and the write cache winner."""
 
 import pytest
 
@@ -115,7 +115,7 @@ def test_ramp_stops_at_the_cap():
     assert probe_verdict.next_numjobs(steps(100, 200, 400), 0.1, 4) is None
 
 
-# --------------------------------------------------------------------------- hints
+# --------------------------------------------------------------------------- power-loss protection
 
 def run(iops):
     """A measurement as fio_job gives it, as far as the verdict reads it: IOPS at queue depth 1."""
@@ -127,7 +127,9 @@ SATA_ON = {"tool": "hdparm", "enabled": True, "volatile": True, "kernel_view": "
 # The SSD selection article's fio runs (4k random writes, queue depth 1, fsync after each) and
 # the same write without fsync, whose rate is the inverse of its submission plus completion
 # latency in those runs (Samsung 980 4.7 + 16.4 us, Kioxia CD6 5.8 + 17.7, Intel DC S3500
-# 5.7 + 49.9).
+# 5.7 + 49.9): the article ran no job without fsync. These go through the verdict of a run
+# without fsync (plp_verdict, mode journal's); the probe's own fsync latency (plp_from_fsync)
+# gives the same rule the same times below.
 SAMSUNG_980 = (run(574.0), run(47000.0))
 KIOXIA_CD6 = (run(36600.0), run(42500.0))
 INTEL_DC_S3500 = (run(8713.0), run(18000.0))
@@ -136,6 +138,7 @@ INTEL_DC_S3500 = (run(8713.0), run(18000.0))
 def test_plp_verdicts_of_the_article_s_drives():
     consumer = probe_verdict.plp_verdict(*SAMSUNG_980, cache=ON)
     assert (consumer["verdict"], consumer["flush_cost_ms"], consumer["ratio"]) == ("unlikely", 1.721, 0.012)
+    assert (consumer["flush_cost_source"], consumer["plain_write_ms"]) == ("run_without_fsync", 0.021)
     assert consumer["reasons"] == [
         "a durable write takes 1.742 ms (574 IOPS), one without fsync 0.021 ms (47000 IOPS): fsync costs 1.721 ms",
         "a flush of 0.5 ms or more empties a volatile cache to flash"]
@@ -191,6 +194,69 @@ def test_the_figures_decide_alone_when_the_cache_cannot_be_read():
 def test_without_iops_nothing_is_concluded():
     found = probe_verdict.plp_verdict(run(0.0), SAMSUNG_980[1], ON)
     assert (found["verdict"], found["flush_cost_ms"]) == ("unknown", None)
+
+
+def fsynced(iops, completion_us, sync_us, writes=15000, syncs=None):
+    """A probe's measurement as fio_job gives it, as far as the fsync figures go: IOPS at queue
+    depth 1 and the mean write completion and fsync latency, with one fsync per write."""
+    return {"write_iops": iops, "total_ios": writes, "sync_ios": writes if syncs is None else syncs,
+            "latency_us": {"completion": {"mean": completion_us, "p50": None, "p99": None, "p99_9": None},
+                           "sync": {"mean": sync_us, "p50": None, "p99": None, "p99_9": None}}}
+
+
+# The SSD selection article's runs as fio 3.33 under libaio reported them: 8713 IOPS, 49.9 us
+# completion and 108.5 us fsync latency (Intel DC S3500); 574 IOPS, 16.4 us and 1735 us (Samsung 980).
+INTEL_DC_S3500_RUN = fsynced(8713.0, 49.9, 108.5)
+SAMSUNG_980_RUN = fsynced(574.0, 16.4, 1735.0)
+
+
+def test_the_probe_s_own_fsync_latency_gives_the_articles_flush_costs_without_another_run():
+    # 49.9 + 108.5 us exceed the 115 us a durable write takes: the fsync latency holds the write.
+    sata = probe_verdict.plp_from_fsync(INTEL_DC_S3500_RUN, SATA_ON)
+    assert (sata["verdict"], sata["flush_cost_ms"], sata["plain_write_ms"]) == ("likely", 0.059, 0.056)
+    assert (sata["flush_cost_source"], sata["unsynced_iops"], sata["ratio"]) == ("fsync_latency", None, None)
+    assert sata["reasons"] == [
+        "a durable write takes 0.115 ms (8713 IOPS), the write itself 0.056 ms: fsync costs 0.059 ms (the mean fsync "
+        "latency fio reported, 0.108 ms, less the write's completion, 0.05 ms, which fio timed with it)",
+        "flushes acknowledged within 0.25 ms and fast durable writes: a protected cache"]
+    consumer = probe_verdict.plp_from_fsync(SAMSUNG_980_RUN, ON)
+    assert (consumer["verdict"], consumer["flush_cost_ms"]) == ("unlikely", 1.719)
+    # The same figures as a run without fsync whose write is the article's submission plus
+    # completion (test_plp_verdicts_of_the_article_s_drives): one rule, the same flush cost.
+    assert probe_verdict.plp_verdict(*INTEL_DC_S3500, cache=SATA_ON)["flush_cost_ms"] == sata["flush_cost_ms"]
+
+
+def test_an_fsync_timed_on_its_own_is_the_flush_cost_as_fio_reported_it():
+    # As psync and io_uring time it: write and fsync add up to less than a durable write.
+    found = probe_verdict.plp_from_fsync(fsynced(317.0, 490.5, 2654.8), SATA_ON)
+    assert (found["verdict"], found["flush_cost_ms"], found["plain_write_ms"]) == ("unlikely", 2.655, 0.5)
+    assert found["reasons"][0] == ("a durable write takes 3.155 ms (317 IOPS), the write itself 0.5 ms: fsync costs "
+                                   "2.655 ms (the mean fsync latency fio reported)")
+
+
+def test_the_flush_cost_of_a_captured_loop_disk_run(fixture_text):
+    found, _version = fio_job.fio_outcome(0, fixture_text("fio/randwrite_fsync_loop.json"), "", ["loop2"], 2)
+    measured = found["loop2"]["measurement"]
+    cost, counted = probe_verdict.fsync_cost_ms(measured)
+    assert (round(cost, 3), round(counted, 3)) == (0.339, 0.043)  # 382.482 - 43.234 us, fio's own figures
+    assert probe_verdict.plp_from_fsync(measured, None)["flush_cost_ms"] == 0.339
+
+
+def test_a_probe_without_one_fsync_per_write_has_no_flush_cost_of_its_own(fixture_text):
+    found, _version = fio_job.fio_outcome(0, fixture_text("fio/journal_sync_numjobs1.json"), "", ["loop2"], 2)
+    assert probe_verdict.plp_from_fsync(found["loop2"]["measurement"], ON) is None  # O_DSYNC: no sync latency
+    dd = fio_job.dd_outcome(0, "40960 bytes (41 kB) copied, 0.001 s, 41 MB/s")["measurement"]
+    assert probe_verdict.plp_from_fsync(dd, ON) is None
+    every_fourth = fsynced(2000.0, 40.0, 300.0, writes=20000, syncs=5000)  # fsync=4
+    assert probe_verdict.fsync_cost_ms(every_fourth) is None
+    # A run stopped between a write and its fsync still has one fsync per write.
+    assert probe_verdict.fsync_cost_ms(fsynced(2000.0, 40.0, 300.0, writes=20000, syncs=19999)) is not None
+
+
+def test_a_verdict_without_a_flush_cost_carries_every_field():
+    assert probe_verdict.plp_unknown("why") == {
+        "verdict": "unknown", "reasons": ["why"], "flush_cost_source": None, "flush_cost_ms": None,
+        "plain_write_ms": None, "unsynced_iops": None, "ratio": None}
 
 
 def test_faster_cache_setting():

@@ -1,10 +1,12 @@
-"""sync_write_probe: the result records, and the drive's write cache switched
-off for a probe or for the comparison, read back and always switched back. The drives answer
-as hdparm, sdparm and nvme-cli did in the captured outputs; every command is recorded."""
+"""sync_write_probe: the result records, the drive's write cache switched
+off for a probe or for the comparison, read back and always switched back, and the fio runs
+the power-loss verdict takes. The drives answer as hdparm, sdparm and nvme-cli did in the
+captured outputs, fio as it did on a loop disk; every command is recorded."""
 
 import pytest
 
-from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, probe_region, probe_verdict, write_cache
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import (
+    blockdev, fio_job, probe_region, probe_verdict, write_cache)
 from ansible_collections.cephops.osd_tuning.plugins.modules import sync_write_probe
 
 from .test_sync_write_probe_cache import DISK, SETTINGS, stored
@@ -246,3 +248,55 @@ def test_a_disk_opened_since_the_inventory_is_refused_before_the_probe_writes(sn
     assert probe == [disks[names[1]]] and list(outcomes) == [names[0]]
     assert outcomes[names[0]]["verdict"] == "refused"
     assert outcomes[names[0]]["reasons"] == ["open check: open by another process: postgres (pid 4242) since the inventory"]
+
+
+class Journal:
+    """A probe journal that records nothing."""
+
+    def begin(self, *args):
+        pass
+
+    def finish(self, identity):
+        pass
+
+
+LOOP = {"name": "loop2", "path": "/dev/loop2", "transport": "loop", "write_cache": "write back"}
+FIO_OUTPUT = {"randwrite": "randwrite_fsync_loop.json", "journal": "journal_sync_numjobs1.json",
+              "unsynced": "randwrite_nofsync_loop.json"}
+
+
+def probe_loop(monkeypatch, fixture_text, mode, plp_runtime):
+    """The result of one probe of a loop disk and the fio runs it took, fio answering with
+    runs captured on a loop disk: the probe's own (2 s) and the one without fsync (1 s)."""
+    runs = []
+
+    def run_processes(argvs, timeout, stop_after=None):
+        runs.extend(argvs)
+        kind = "unsynced" if "--fsync=0" in argvs[0] else mode
+        return [(0, fixture_text("fio/" + FIO_OUTPUT[kind]), "", False)]
+
+    monkeypatch.setattr(sync_write_probe.processes, "run_processes", run_processes)
+    monkeypatch.setattr(probe_region, "restore_zeros", lambda path, region: 0)
+    settings = dict(SETTINGS, mode=mode, options=fio_job.job_options(mode), runtime=2, plp_runtime=plp_runtime,
+                    max_numjobs=1)
+    result = sync_write_probe.Prober(None, settings, Journal()).probe_all([probed(LOOP)])["loop2"]
+    return result, runs
+
+
+def test_the_power_loss_verdict_of_a_probe_that_fsyncs_takes_no_run_of_its_own(monkeypatch, fixture_text):
+    result, runs = probe_loop(monkeypatch, fixture_text, "randwrite", plp_runtime=3)
+    assert len(runs) == 1 and "--fsync=1" in runs[0]
+    # fio's mean fsync latency of that run, 382.482 us, less the write's completion it holds, 43.234 us.
+    assert (result["plp"]["flush_cost_source"], result["plp"]["flush_cost_ms"]) == ("fsync_latency", 0.339)
+    assert (result["plp"]["unsynced_iops"], result["plp"]["error"]) == (None, None)
+
+
+def test_an_o_dsync_probe_gets_its_flush_cost_from_a_run_without_fsync(monkeypatch, fixture_text):
+    result, runs = probe_loop(monkeypatch, fixture_text, "journal", plp_runtime=1)
+    assert [("--sync=1" in argv, "--fsync=0" in argv and "--sync=0" in argv) for argv in runs] == [
+        (True, False), (False, True)]
+    plp = result["plp"]
+    assert (plp["flush_cost_source"], plp["unsynced_iops"], plp["error"]) == ("run_without_fsync", 52914.1, None)
+    result, runs = probe_loop(monkeypatch, fixture_text, "journal", plp_runtime=0)
+    assert len(runs) == 1
+    assert (result["plp"]["verdict"], result["plp"]["reasons"]) == ("unknown", [sync_write_probe.NO_FLUSH_COST])
