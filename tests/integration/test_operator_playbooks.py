@@ -138,6 +138,17 @@ def test_site_yml_skips_a_typo_in_group_vars_as_absent_and_the_host_passes(insta
     assert document["hosts"][0]["passed"] is True
 
 
+def test_site_yml_refuses_reports_asked_for_in_group_vars_without_a_directory(installed, tmp_path):
+    """Reports enabled in group_vars with no directory named stop the run before any probe, naming
+    both ways to give one, as qualify.yml does."""
+    site = Site(tmp_path, installed, disk_gate_report_enabled=True)
+    site.command_line = {}
+    rc, failures, document = site.qualify(playbook="site", args=["--tags", "disk_gate"])
+    assert rc != 0 and document is None
+    assert len(failures) == 1 and "pass -e cephops_report_dir=DIR or set disk_gate_report_dir" in failures[0], failures
+    assert not (tmp_path / "async").exists()  # no probe was started
+
+
 def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(loop_disks, installed, tmp_path):
     """Every place the roles keep state is the user's to move, and so is the reports directory
     (qualify.yml takes disk_gate_report_dir from group_vars when no cephops_report_dir is
