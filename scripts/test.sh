@@ -155,6 +155,13 @@ start_lab_image() {
   (
     python3 lab/labctl.py image >"$LOG_DIR/lab-image.log" 2>&1
     echo $? >"$LOG_DIR/lab-image.rc"
+    # Then the rotation's own images, off its path: built in its stage, a release's image came
+    # after the integration stage, with one core otherwise idle at the end of the run. Their
+    # build lock makes the rotation's VMs wait for a build still under way.
+    [[ " ${STAGES[*]} " == *" rotation "* ]] && pick_rotation 2>/dev/null && case "$ROTATION_PICK" in
+      releases) python3 lab/labctl.py --suite bullseye image && python3 lab/labctl.py --suite trixie image ;;
+      ceph) python3 lab/labctl.py --variant ceph image ;;
+    esac >"$LOG_DIR/rotation-image.log" 2>&1
   ) &
   LAB_IMAGE_STARTED=1
 }
