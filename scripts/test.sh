@@ -159,7 +159,7 @@ start_lab_image() {
     # after the integration stage, with one core otherwise idle at the end of the run. Their
     # build lock makes the rotation's VMs wait for a build still under way.
     [[ " ${STAGES[*]} " == *" rotation "* ]] && pick_rotation 2>/dev/null && case "$ROTATION_PICK" in
-      releases) python3 lab/labctl.py --suite bullseye image && python3 lab/labctl.py --suite trixie image ;;
+      releases) for suite in "${LAB_RELEASES[@]}"; do python3 lab/labctl.py --suite "$suite" image || exit 1; done ;;
       ceph) python3 lab/labctl.py --variant ceph image ;;
     esac >"$LOG_DIR/rotation-image.log" 2>&1
   ) &
@@ -284,9 +284,11 @@ stage_lab_ceph() {
 # at once, beside the lab and the cores stage on two cores, the rotation took as long as before
 # (1890 s against 1884 s) and slowed the lab (3181 s against 2091 s); the machine had no idle
 # core left to give them.
+# The releases this scenario runs, whose images the background build makes ahead of it.
+LAB_RELEASES=(bullseye trixie)
 stage_lab_releases() {
   local suite start failed=0
-  for suite in bullseye trixie; do
+  for suite in "${LAB_RELEASES[@]}"; do
     printf '\n--> the default scenario on %s\n' "$suite"
     start=$SECONDS
     if CEPHOPS_LAB_SUITE="$suite" PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_kept releases; then
@@ -380,10 +382,15 @@ for stage in "${STAGES[@]}"; do
   record_stage "$stage" "${PIPESTATUS[0]}" "$((SECONDS - start))"
 done
 
+# plain_log LOG: the log without colours and without molecule's frame at the start of each line.
+plain_log() {
+  sed -E 's/\x1b\[[0-9;]*m//g; s/^ *(│ ?)?//' "$1" 2>/dev/null
+}
+
 # failure_lines LOG: the failed tests (also as molecule wraps them), failed molecule steps and
 # the last two failed tasks (earlier ones may have been rescued) of a stage's log.
 failure_lines() {
-  sed -E 's/\x1b\[[0-9;]*m//g; s/^ *(│ ?)?//' "$1" 2>/dev/null | awk '
+  plain_log "$1" | awk '
     wrapped { sub(/^ +/, ""); print "FAILED " $0; wrapped = 0; next }
     /^FAILED$/ { wrapped = 1; next }
     /^(FAILED|ERROR) [^ ]+::/ || /^ERROR .*Executed: Failed/ || /^CRITICAL / { if (shown++ < 5) print }
@@ -395,7 +402,7 @@ failure_lines() {
 # fatal line, cut to its first 150 characters, leaves out; molecule wraps a task's result over
 # indented lines, which are joined again first.
 failure_reasons() {
-  sed -E 's/\x1b\[[0-9;]*m//g; s/^ *(│ ?)?//' "$1" 2>/dev/null | awk '
+  plain_log "$1" | awk '
     /fatal: \[/ { last = $0; open = 1; next }
     open && /^  / { sub(/^ +/, ""); last = last " " $0; next }
     { open = 0 }
