@@ -3,8 +3,9 @@ scheduler or max_sectors_kb changes gets the median of 5 reads with its spread b
 in the play's summary and in the tuning report site.yml writes to cephops_report_dir, and those
 reads are reads of that disk (its read counter grows by what they report); a disk that does not
 change gets no figure and no read. A change that makes a disk slower (a blkio cgroup limits its
-read requests per second, so smaller requests read less) is measured worse and put back unless
-the user keeps it; one that does not is kept. And the roles' device lists set in group_vars limit
+read requests per second, so smaller requests read less; or bfq told to dispatch one request at a
+time halves its random reads) is measured worse and put back unless the user keeps it; one that
+does not is kept. And the roles' device lists set in group_vars limit
 them under site.yml, which hands them its whole inventory."""
 
 import json
@@ -189,15 +190,21 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
     # max_sectors_kb 512 -> 64 splits each read into eight times the requests: under a limit of
     # requests per second the slowed disk reads an eighth; under a limit of bytes per second the
     # steady one reads the same. The scheduler change (none -> mq-deadline) changes neither.
-    slowed, steady = loop_disks(), loop_disks()
-    for disk in (slowed, steady):
+    # On the third disk a model rule sets bfq with strict_guarantees, which dispatches one request
+    # at a time: its QD32 random reads fall to about half (about 110k -> 53k IOPS here), while a
+    # byte limit above the random reads' bytes sets the pace of its sequential ones.
+    slowed, steady, one_at_a_time = loop_disks(), loop_disks(), loop_disks()
+    for disk in (slowed, steady, one_at_a_time):
         queues_restored(disk)
         set_queue(disk, "scheduler", "none")
         set_queue(disk, "max_sectors_kb", "512")
-    records = [hdd(d) for d in (slowed, steady)]
-    throttle = Throttle([("read_iops_device", slowed, 100), ("read_bps_device", steady, 20 * MIB)])
+    set_queue(one_at_a_time, "max_sectors_kb", "64")  # the scheduler's change alone
+    records = [hdd(slowed), hdd(steady), hdd(one_at_a_time, model="ONE AT A TIME")]
+    bfq_rule = dict(io_scheduler_models=[dict(model="ONE AT A TIME", scheduler="bfq", tunables=dict(strict_guarantees=1))])
+    throttle = Throttle([("read_iops_device", slowed, 100), ("read_bps_device", steady, 20 * MIB),
+                         ("read_bps_device", one_at_a_time, 768 * MIB)])
     try:
-        rc, played, report = play_queue_roles(records, tmp_path, throttle)
+        rc, played, report = play_queue_roles(records, tmp_path, throttle, **bfq_rule)
         assert rc == 0, json.dumps(played)[-3000:]
         changes = dict(((disk["device"], change["setting"]), change) for disk in report["hosts"][0]["disks"]
                        for change in disk["changes"])
@@ -213,42 +220,61 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
         for key in ((slowed.name, "scheduler"), (steady.name, "scheduler")):
             assert changes[key]["read"]["verdict"] in ("same", "better"), changes[key]["read"]["line"]
             assert not changes[key]["undone"], changes[key]["read"]["line"]
-        assert report["summary"]["undone"] == 1
-        assert task_msg(played, "Summary of this host")["undone"] == {"scheduler": [], "max_sectors_kb": [slowed.name]}
-        assert task_msg(played, "Show the changes put back") == [
-            "undone, " + worse["read"]["line"],
-            "%s: no serial or WWN, so no udev rule keeps it at 512 at boot (measured worse: %s)" % (
-                slowed.name, worse["read"]["why"])]
+        # A scheduler measured worse on its random reads: put back, and its own max_sectors_kb untouched.
+        one_by_one = changes[(one_at_a_time.name, "scheduler")]
+        assert (one_by_one["value"], one_by_one["read"]["verdict"], one_by_one["undone"]) == ("bfq", "worse", True), one_by_one["read"]["line"]
+        assert one_by_one["read"]["after"]["random_max_iops"] < one_by_one["read"]["before"]["random_min_iops"], one_by_one["read"]["line"]
+        assert "4 KiB random read" in one_by_one["read"]["why"], one_by_one["read"]["why"]
+        assert (one_at_a_time.name, "max_sectors_kb") not in changes
+        assert report["summary"]["undone"] == 2
+        assert task_msg(played, "Summary of this host")["undone"] == {"scheduler": [one_at_a_time.name],
+                                                                      "max_sectors_kb": [slowed.name]}
+        assert [result["msg"] for result in task_results(played, "Show the changes put back")
+                if not result.get("skipped")] == [
+            ["undone, " + one_by_one["read"]["line"],
+             "%s: no serial or WWN, so no udev rule keeps it at none at boot (measured worse: %s)" % (
+                 one_at_a_time.name, one_by_one["read"]["why"])],
+            ["undone, " + worse["read"]["line"],
+             "%s: no serial or WWN, so no udev rule keeps it at 512 at boot (measured worse: %s)" % (
+                 slowed.name, worse["read"]["why"])]]
         assert queue(slowed, "max_sectors_kb") == "512" and queue(steady, "max_sectors_kb") == "64"
+        assert "[none]" in queue(one_at_a_time, "scheduler")
         assert "[mq-deadline]" in queue(slowed, "scheduler") and "[mq-deadline]" in queue(steady, "scheduler")
         memory = tmp_path / "records" / "max_sectors_kb-verdicts.json"
         remembered, = json.loads(memory.read_text())["verdicts"]
         assert (remembered["identity"], remembered["value"], remembered["why"], remembered["kernel"]) == (
             "name " + slowed.name, 64, worse["read"]["why"], os.uname().release)
+        remembered_scheduler, = json.loads((tmp_path / "records" / "io_scheduler-verdicts.json").read_text())["verdicts"]
+        assert (remembered_scheduler["identity"], remembered_scheduler["value"]) == ("name " + one_at_a_time.name, "bfq")
 
         # The next run keeps the change off without trying or measuring it, and changes nothing.
-        records = [hdd(d) for d in (slowed, steady)]
-        rc, played, report = play_queue_roles(records, tmp_path, throttle)
+        records = [hdd(slowed), hdd(steady), hdd(one_at_a_time, model="ONE AT A TIME")]
+        rc, played, report = play_queue_roles(records, tmp_path, throttle, **bfq_rule)
         assert rc == 0, json.dumps(played)[-3000:]
         why = "max_sectors_kb 64 measured worse on %s with the same firmware and kernel: %s" % (
             remembered["date"], worse["read"]["why"])
-        assert report["hosts"][0]["kept_off"] == [dict(device=slowed.name, setting="max_sectors_kb", why=why)]
+        why_scheduler = "scheduler bfq measured worse on %s with the same firmware and kernel: %s" % (
+            remembered_scheduler["date"], one_by_one["read"]["why"])
+        assert report["hosts"][0]["kept_off"] == [dict(device=one_at_a_time.name, setting="scheduler", why=why_scheduler),
+                                                  dict(device=slowed.name, setting="max_sectors_kb", why=why)]
         assert report["hosts"][0]["disks"] == []
         assert [task["task"]["name"] for task in played["plays"][0]["tasks"]  # the report has a new date
                 if task["hosts"]["localhost"].get("changed")] == [
             "Write the tuning report, with the read figures before and after each change"]
         assert task_msg(played, "Show the changes kept off") == ["%s: kept off, %s" % (slowed.name, why)]
-        assert task_msg(played, "Summary of this host")["kept_off"] == {"scheduler": {}, "max_sectors_kb": {slowed.name: why}}
-        assert queue(slowed, "max_sectors_kb") == "512"
+        assert task_msg(played, "Summary of this host")["kept_off"] == {"scheduler": {one_at_a_time.name: why_scheduler},
+                                                                        "max_sectors_kb": {slowed.name: why}}
+        assert queue(slowed, "max_sectors_kb") == "512" and "[none]" in queue(one_at_a_time, "scheduler")
 
         # Asked to measure again: tried, worse again, put back again.
-        rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_remeasure=True)
+        rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_remeasure=True, **bfq_rule)
         assert rc == 0, json.dumps(played)[-3000:]
-        assert report["hosts"][0]["kept_off"] == [] and report["summary"]["undone"] == 1
+        assert [entry["setting"] for entry in report["hosts"][0]["kept_off"]] == ["scheduler"]
+        assert report["summary"]["undone"] == 1
         assert queue(slowed, "max_sectors_kb") == "512"
 
         # Kept on purpose: measured worse again, and left as chosen.
-        rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_keep_worse=True)
+        rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_keep_worse=True, **bfq_rule)
         assert rc == 0, json.dumps(played)[-3000:]
         kept, = [change for disk in report["hosts"][0]["disks"] for change in disk["changes"]
                  if disk["device"] == slowed.name and change["setting"] == "max_sectors_kb"]
