@@ -14,6 +14,9 @@ STAGES=("$@")
 [ ${#STAGES[@]} -eq 0 ] && STAGES=("${ALL_STAGES[@]}")
 LOG_DIR="$BUILD_DIR/logs"
 mkdir -p "$LOG_DIR"
+# Touched once the run's foreground stages have ended (stage_lab_releases waits on it).
+FOREGROUND_DONE="$LOG_DIR/foreground.done"
+rm -f "$FOREGROUND_DONE"
 
 stage_lint() {
   ansible-lint --profile production --offline &&
@@ -280,23 +283,42 @@ stage_lab_ceph() {
 # Not in ALL_STAGES (make lab-releases): the default scenario again on Debian 11 and 13, the
 # lab's releases other than the default one, each on its own image (CEPHOPS_LAB_SUITE), without
 # the field-drive tests, which prove the emulated drives rather than the release, and the tests
-# marked same_on_every_release, which would only repeat Debian 12's run. One after the other:
-# at once, beside the lab and the cores stage on two cores, the rotation took as long as before
-# (1890 s against 1884 s) and slowed the lab (3181 s against 2091 s); the machine had no idle
-# core left to give them.
+# marked same_on_every_release, which would only repeat Debian 12's run. Each release has a
+# state and a molecule directory of its own, and its output in .build/logs/releases-SUITE.log.
+# The next release starts when the one before ends or when a core is free, whichever comes
+# first: both at once beside the lab and the cores stage took as long as one after the other
+# (1890 s against 1884 s) and slowed the lab (3181 s against 2091 s), as the machine had no idle
+# core to give them; but one after the other, the second ran alone on one core for its last
+# 1247 s after the lab had ended. A core is free once the run's foreground stages have ended
+# ($FOREGROUND_DONE); by hand (make lab-releases) they run one after the other.
 # The releases this scenario runs, whose images the background build makes ahead of it.
 LAB_RELEASES=(bullseye trixie)
 stage_lab_releases() {
-  local suite start failed=0
+  local suite previous="" failed=0
+  local -A pid
   for suite in "${LAB_RELEASES[@]}"; do
-    printf '\n--> the default scenario on %s\n' "$suite"
-    start=$SECONDS
-    if CEPHOPS_LAB_SUITE="$suite" PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_kept releases; then
-      echo "$suite: PASS in $((SECONDS - start)) s"
-    else
-      echo "$suite: FAIL in $((SECONDS - start)) s"
-      failed=1
+    if [ -n "$previous" ]; then
+      while kill -0 "${pid[$previous]}" 2>/dev/null && [ ! -e "$FOREGROUND_DONE" ]; do sleep 5; done
     fi
+    (
+      start=$SECONDS
+      export CEPHOPS_LAB_SUITE="$suite" MOLECULE_EPHEMERAL_DIRECTORY="$REPO_ROOT/.lab/$suite-releases.molecule"
+      if PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_kept releases; then
+        echo "$suite: PASS in $((SECONDS - start)) s"
+      else
+        echo "$suite: FAIL in $((SECONDS - start)) s"
+        exit 1
+      fi
+    ) >"$LOG_DIR/releases-$suite.log" 2>&1 &
+    pid[$suite]=$!
+    printf -- '--> the default scenario on %s started at %s (its log: .build/logs/releases-%s.log)\n' \
+      "$suite" "$(date -u +%H:%M:%S)" "$suite"
+    previous=$suite
+  done
+  for suite in "${LAB_RELEASES[@]}"; do
+    wait "${pid[$suite]}" || failed=1
+    printf '\n--> the default scenario on %s\n' "$suite"
+    cat "$LOG_DIR/releases-$suite.log"
   done
   return "$failed"
 }
@@ -365,6 +387,8 @@ for stage in "${STAGES[@]}"; do
   done
   printf '\n==> stage %s\n' "$stage"
   if [ -n "${BESIDE_PID[$stage]:-}" ]; then
+    # The stages left run in the background: the core the foreground stages used is free.
+    touch "$FOREGROUND_DONE"
     echo "(started in the background; waiting for it)"
     wait "${BESIDE_PID[$stage]}"
     unset "BESIDE_PID[$stage]"
