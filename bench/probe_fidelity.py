@@ -8,9 +8,12 @@ Loop disks: each pair gets two fresh loop disks, sparse (as a new test disk is) 
 --written, with every block of their backing files written (as a real disk has no blocks to
 allocate). The lab (--lab) has one disk of each kind, so both sides run on the same disk,
 whose probe region one discarded run writes first (the qcow2 overlay allocates a cluster on its
-first write, which would slow whichever side came first).
+first write, which would slow whichever side came first). With --independent, both disks of a
+pair are limited on their own to the same write requests a second, one row per limit of
+benchlib.independent (a fast, a consumer and an HDD-like disk): the disk, not the shared backing
+disk, sets the pace, as on a real drive.
 
-usage: bench/run.sh probe_fidelity [--pairs 5] [--runtime 5] [--written] [--lab]
+usage: bench/run.sh probe_fidelity [--pairs 5] [--runtime 5] [--written | --independent] [--lab]
 Needs root (loop devices, or QEMU for --lab).
 """
 
@@ -35,26 +38,41 @@ def probe(module, label, path, runtime, region=None):
 
 @contextlib.contextmanager
 def pairs_of_disks(args):
-    """[(label, VM or None, region arguments, lab disk path)]: the lab's disks, or one entry for
-    loop disks, which compare() makes fresh for every pair."""
+    """[(label, VM or None, region arguments, lab disk path, write limit)]: the lab's disks, or an
+    entry for loop disks (one per limit with --independent), which compare() makes fresh for
+    every pair."""
     if args.lab:
         # The lab gate's probe region: zeroing 512 MiB costs the slow disk minutes a run.
         region = dict(region_size_mib=benchlib.lab_gate_variables()["disk_gate_region_size_mib"])
         with benchlib.lab_vm() as vm:
-            yield [("%s (lab, %s)" % (serial, vm.accel), vm, region, vm.path_of(serial)) for serial in LAB_DISKS]
+            yield [("%s (lab, %s)" % (serial, vm.accel), vm, region, vm.path_of(serial), None) for serial in LAB_DISKS]
+    elif args.independent:
+        yield [("two fresh loop disks a pair, each limited to %d write requests/s" % limit, None, None, None, limit)
+               for limit in benchlib.INDEPENDENT_WRITE_REQUESTS]
     else:
-        yield [("two fresh loop disks a pair, %s backing files" % ("written" if args.written else "sparse"), None, None, None)]
+        yield [("two fresh loop disks a pair, %s backing files" % ("written" if args.written else "sparse"), None, None, None, None)]
 
 
-def compare(args, vm, region, path, label):
+def fresh_pair(args, limit):
+    """Two fresh loop disks, each under its own write limit where ``limit`` is given."""
+    stack = contextlib.ExitStack()
+    disks = stack.enter_context(benchlib.loop_disks(2, allocated=args.written))
+    if limit:
+        stack.enter_context(benchlib.independent(disks, limits=(limit,)))
+    return stack, disks
+
+
+def compare(args, vm, region, path, limit, label):
     """(hand-run IOPS, module IOPS) of ``args.pairs`` pairs, alternating which side goes first.
-    The first pair starts with the module, whose command every hand-run side then repeats."""
+    The first pair starts with the module, whose command every hand-run side then repeats; on
+    loop disks ``limit`` (or None) caps each disk's write requests a second."""
     module = vm.module if vm else benchlib.module
     by_hand, probed, command = [], [], None
     if vm:
         probe(module, label, path, args.runtime, region)  # allocates the region's clusters
     for pair in range(args.pairs):
-        with contextlib.nullcontext([]) if vm else benchlib.loop_disks(2, allocated=args.written) as disks:
+        stack, disks = (contextlib.ExitStack(), []) if vm else fresh_pair(args, limit)
+        with stack:
             mine, theirs = (path, path) if vm else (disks[0].path, disks[1].path)
             for step in ("module", "hand") if pair % 2 == 0 else ("hand", "module"):
                 # The module's restore leaves its region to write back, which would slow the next side.
@@ -77,12 +95,15 @@ def main():
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--runtime", type=int, default=5)
     parser.add_argument("--written", action="store_true", help="loop disks with every block of their backing files written")
+    parser.add_argument("--independent", action="store_true", help="loop disks each limited on its own, one row per limit")
     parser.add_argument("--lab", action="store_true", help="compare on a lab VM's fast disks instead of loop disks")
     args = parser.parse_args()
+    if args.written and args.independent:
+        parser.error("--written and --independent are two ways to pace a loop disk: choose one")
     rows = []
     with pairs_of_disks(args) as targets:
-        for label, vm, region, path in targets:
-            by_hand, probed = compare(args, vm, region, path, label)
+        for label, vm, region, path, limit in targets:
+            by_hand, probed = compare(args, vm, region, path, limit, label)
             ratio = benchlib.median(probed) / benchlib.median(by_hand)
             rows.append((label, "%.0f (%.0f-%.0f)" % (benchlib.median(by_hand), min(by_hand), max(by_hand)),
                          "%.0f (%.0f-%.0f)" % (benchlib.median(probed), min(probed), max(probed)),
