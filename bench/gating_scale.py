@@ -4,9 +4,9 @@ For 1, 4, 8 and 12 loop disks, times the sync_write_probe module (all disks in o
 as the gate does, region check and restore included), full length and adaptive, and the hand-run
 procedure (the SSD selection article's fio command, disk after disk), and prints medians.
 Targets, in the role's default mode (adaptive): 1 disk at most 0.6x the hand-run procedure;
-8 disks take at most 1.2x the time of 1 disk; 12 disks at most 0.05x the hand-run procedure's time for the same disks (a full-length probe
-alone is 1/12 of it); every adaptive verdict equal to the full-length one. The full-length
-columns show what the mode saves.
+8 disks at most 1.2x the time of 1 disk; 12 disks at most 0.05x the hand-run procedure's time
+for the same disks (a full-length probe alone is 1/12 of it); every adaptive verdict equal to
+the full-length one. The full-length columns show what the mode saves.
 
 usage: bench/run.sh gating_scale [--counts 1 4 8 12] [--repeats 3] [--runtime 15]
                                  [--region-size-mib N] [--plp-runtime S] [--independent]

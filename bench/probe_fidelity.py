@@ -53,13 +53,12 @@ def pairs_of_disks(args):
         yield [("two fresh loop disks a pair, %s backing files" % ("written" if args.written else "sparse"), None, None, None, None)]
 
 
+@contextlib.contextmanager
 def fresh_pair(args, limit):
     """Two fresh loop disks, each under its own write limit where ``limit`` is given."""
-    stack = contextlib.ExitStack()
-    disks = stack.enter_context(benchlib.loop_disks(2, allocated=args.written))
-    if limit:
-        stack.enter_context(benchlib.independent(disks, limits=(limit,)))
-    return stack, disks
+    with benchlib.loop_disks(2, allocated=args.written) as disks, (
+            benchlib.independent(disks, limits=(limit,)) if limit else contextlib.nullcontext()):
+        yield disks
 
 
 def compare(args, vm, region, path, limit, label):
@@ -71,8 +70,7 @@ def compare(args, vm, region, path, limit, label):
     if vm:
         probe(module, label, path, args.runtime, region)  # allocates the region's clusters
     for pair in range(args.pairs):
-        stack, disks = (contextlib.ExitStack(), []) if vm else fresh_pair(args, limit)
-        with stack:
+        with contextlib.nullcontext([]) if vm else fresh_pair(args, limit) as disks:
             mine, theirs = (path, path) if vm else (disks[0].path, disks[1].path)
             for step in ("module", "hand") if pair % 2 == 0 else ("hand", "module"):
                 # The module's restore leaves its region to write back, which would slow the next side.

@@ -6,9 +6,9 @@ back (restore). The alternative it does not take, saving the region to the host 
 it back (save/restore), is timed too, as is the whole-region zeroing the probe did before.
 Each figure is for all disks at once (as the module runs them), median of the repeats; the
 gate figure is one sync_write_probe call with the default 15 s probe.
-Target: the check and the restore together take at most 10% of the gate's time. With --independent each loop disk is limited
-on its own (benchlib.independent: a fast, a consumer and an HDD-like write limit in turn), so the
-probe and the restore run at each disk's pace, not the shared backing disk's; the region check
+Target: the check and the restore together take at most 10% of the gate's time.
+With --independent each loop disk is limited on its own (benchlib.independent: a fast, a
+consumer and an HDD-like write limit in turn), so the probe and the restore run at each disk's pace, not the shared backing disk's; the region check
 only reads, which the limits leave alone. The roads not taken (zeroing the whole region,
 save/restore) are left out there: each writes the whole region at the limit's pace (minutes a
 disk at 16 requests a second), which shows the limit, not the choice.
