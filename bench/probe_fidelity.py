@@ -56,8 +56,10 @@ def pairs_of_disks(args):
 @contextlib.contextmanager
 def fresh_pair(args, limit):
     """Two fresh loop disks, each under its own write limit where ``limit`` is given."""
-    with benchlib.loop_disks(2, allocated=args.written) as disks, (
-            benchlib.independent(disks, limits=(limit,)) if limit else contextlib.nullcontext()):
+    with contextlib.ExitStack() as stack:
+        disks = stack.enter_context(benchlib.loop_disks(2, allocated=args.written))
+        if limit:
+            stack.enter_context(benchlib.independent(disks, limits=(limit,)))
         yield disks
 
 
