@@ -64,6 +64,23 @@ run_pytest() {
   "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider --durations=30 --junitxml="$LOG_DIR/$name.junit.xml" "$@"
 }
 
+# proven_pytest NAME MARKER PYTEST-ARGS...: run_pytest NAME over the integration test files
+# (with `-m MARKER` where MARKER is given) but those that passed before on these same inputs
+# (scripts/proven.py says which, and why a file runs), then keeps the passes of this run.
+proven_pytest() {
+  local name="$1" marker="$2" files rc=0
+  shift 2
+  files="$(python3 "$REPO_ROOT/scripts/proven.py" select "$name" "$marker" tests/integration/test_*.py)" || return 1
+  [ -n "$files" ] || return 0
+  rm -f "$LOG_DIR/$name.junit.xml"
+  # shellcheck disable=SC2086 # one test file a line, no spaces in their names
+  run_pytest "$name" ${marker:+-m "$marker"} "$@" $files || rc=$?
+  python3 "$REPO_ROOT/scripts/proven.py" record "$name" "$LOG_DIR/$name.junit.xml" "$rc" || return 1
+  # pytest's 5: none of the files left to run holds a test of MARKER.
+  [ "$rc" -eq 5 ] && [ -n "$marker" ] && rc=0
+  return "$rc"
+}
+
 stage_units() {
   run_pytest units tests/unit
 }
@@ -77,7 +94,7 @@ stage_integration() {
   # file's tests share its fixtures, and no two files share a disk. Single module runs skip
   # Ansible's controller here (CEPHOPS_DIRECT_MODULES, tests/integration/modulerun.py); the
   # cores stage runs the tests that prove the controller's part through it.
-  CEPHOPS_DIRECT_MODULES=1 run_pytest integration -n "${INTEGRATION_WORKERS:-2}" --dist loadfile tests/integration
+  CEPHOPS_DIRECT_MODULES=1 proven_pytest integration "" -n "${INTEGRATION_WORKERS:-2}" --dist loadfile
 }
 
 # How many runs of the cores stage go at once: each is one pytest process on loop disks of
@@ -94,7 +111,7 @@ cores_run() {
   # A run of its own (started with &): the export stays in it.
   [ -n "$3" ] && export CEPHOPS_TEST_PYTHON="$3"
   PATH="$VENV_DIR/bin:$PATH" ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS_DIR" PYTHONPATH="$COLLECTIONS_DIR" \
-    run_pytest "cores-$1" --basetemp="$BUILD_DIR/pytest-cores-$1" -m "$4" tests/integration \
+    proven_pytest "cores-$1" "$4" --basetemp="$BUILD_DIR/pytest-cores-$1" \
     >>"$LOG_DIR/cores-$1.log" 2>&1 || rc=1
   echo "$1: $([ "$rc" -eq 0 ] && echo PASS || echo FAIL) in $((SECONDS - start)) s" >>"$LOG_DIR/cores-$1.log"
   return "$rc"
@@ -263,9 +280,12 @@ lab_kept() {
 
 stage_lab() {
   # One host through site.yml, idempotence, a reboot and every test of the zoo, the
-  # field-drive tests (marked `drives`) among them.
-  lab_image_ready || return 1
-  lab_kept default
+  # field-drive tests (marked `drives`) among them. A pass on these same inputs (every file but
+  # the docs, the benchmarks and the unit tests; scripts/proven.py) is not run again.
+  local proven
+  proven="$(python3 "$REPO_ROOT/scripts/proven.py" scenario-select default)" || return 1
+  [ -n "$proven" ] && { echo "$proven"; return 0; }
+  lab_image_ready && lab_kept default && python3 "$REPO_ROOT/scripts/proven.py" scenario-record default
 }
 
 # Not in ALL_STAGES (make lab-fleet): two hosts at once through site.yml, a ceph-ansible-shaped
