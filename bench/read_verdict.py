@@ -12,14 +12,25 @@ noise alone is called worse.
 A second table times one side of the roles' measurement at their defaults (5 runs of 5 s of
 each kind) on 1 and on 4 disks at once, the time a change adds to site.yml per side and role.
 
-Needs root, losetup, fio and the blkio cgroup (v1). Not a test: numbers depend on the host.
+With --lab, the same on one disk of a freshly booted lab VM, at its own pace: its noise is the
+lab's (TCG, a disk image on the host), not a limit's. An effect of 0 reads it unlimited on both
+sides; an effect E caps the side after, through QEMU's read byte limit on that disk, at E per
+cent below the side before's median sequential read (the random reads at QD32 stay far under
+the cap), and the table adds the median change the cap made.
+
+Needs root, losetup, fio and the blkio cgroup (v1), or QEMU for --lab. Not a test: numbers
+depend on the host.
 
 usage: bench/run.sh read_verdict [--runs 3 5 7] [--effects 0 5 20] [--trials 5] [--runtime 1]
-                                 [--limit-mib-s 50] [--no-cost]
+                                 [--limit-mib-s 50] [--no-cost] [--lab [--disk random]]
+                                 (--no-cost and --limit-mib-s: loop disks only)
 """
 
 import argparse
 import collections
+import contextlib
+import os
+import sys
 import time
 
 import benchlib
@@ -27,13 +38,15 @@ import benchlib
 from ansible_collections.cephops.osd_tuning.plugins.filter import read_figures
 
 MIB = 1024 ** 2
+# zoo disk name -> serial: the lab's SATA disks with real data to read (an unwritten image reads
+# zeros from a hole at the host's memory speed).
+LAB_DISKS = {"random": "CEPHOPS-RAND-0001", "data": "CEPHOPS-DATA-0001"}
 
 
-def side(disk, runs, runtime):
+def side(path, runs, runtime, run_module=benchlib.module):
     """One seq_read_probe run as the roles make it; (its result for the disk, seconds)."""
     started = time.monotonic()
-    result = benchlib.module("seq_read_probe", dict(devices=[disk.path], repeats=runs, runtime=runtime,
-                                                    random_read=True))
+    result = run_module("seq_read_probe", dict(devices=[path], repeats=runs, runtime=runtime, random_read=True))
     assert not result.get("failed"), result
     return result["results"], time.monotonic() - started
 
@@ -45,9 +58,9 @@ def verdicts(disk, throttle, args):
             counted, seconds = collections.Counter(), []
             for _trial in range(args.trials):
                 throttle.limit("read_bps_device", disk, int(args.limit_mib_s * MIB))
-                before, took = side(disk, runs, args.runtime)
+                before, took = side(disk.path, runs, args.runtime)
                 throttle.limit("read_bps_device", disk, int(args.limit_mib_s * (1 - effect / 100.0) * MIB))
-                after, _took = side(disk, runs, args.runtime)
+                after, _took = side(disk.path, runs, args.runtime)
                 seconds.append(took)
                 figure, = read_figures.compare(before, after, {}, "limit")
                 counted[figure["verdict"]] += 1
@@ -59,6 +72,58 @@ def verdicts(disk, throttle, args):
         ["runs per side", "effect", "trials", "worse", "same", "better", "s per side (median)"], rows,
         notes=["Minimum change 5 % (the roles' default): an effect of 5 % moves the median by about that much, "
                "so it is called worse only where it moved by more."])
+
+
+@contextlib.contextmanager
+def qemu_read_limit(vm, disk):
+    """A setter of the lab disk's read byte limit (0: none) through the VM's QEMU monitor; no limit
+    afterwards."""
+    sys.path.insert(0, os.path.join(benchlib.REPO_ROOT, "lab"))
+    import labctl  # the lab's monitor client, needed on the host only
+
+    def limit(bytes_per_s):
+        with contextlib.closing(labctl.Qmp(os.path.join(vm.state, "vms", vm.name, "qmp.sock"))) as qmp:
+            qmp.execute("block_set_io_throttle", device=disk, bps_rd=bytes_per_s,
+                        **dict.fromkeys(("bps", "bps_wr", "iops", "iops_rd", "iops_wr"), 0))
+
+    try:
+        yield limit
+    finally:
+        limit(0)
+
+
+def lab_verdicts(args):
+    """The verdict table on one lab disk: its own noise, and a cap E per cent under its pace."""
+    with benchlib.lab_vm() as vm:
+        path = vm.path_of(LAB_DISKS[args.disk])
+        rows = []
+        with qemu_read_limit(vm, args.disk) as limit:
+            for runs in args.runs:
+                for effect in args.effects:
+                    counted, seconds, changes = collections.Counter(), [], []
+                    for _trial in range(args.trials):
+                        limit(0)
+                        before, took = side(path, runs, args.runtime, vm.module)
+                        pace = before[0]["table"][0]["read_mib_s"]
+                        if effect:
+                            limit(int(pace * (1 - effect / 100.0) * MIB))
+                        after, _took = side(path, runs, args.runtime, vm.module)
+                        seconds.append(took)
+                        figure, = read_figures.compare(before, after, {}, "cap")
+                        counted[figure["verdict"]] += 1
+                        changes.append(figure["change_percent"])
+                    rows.append((runs, "%d %%" % effect, args.trials, counted["worse"], counted["same"],
+                                 counted["better"], "%+.1f %%" % benchlib.median(changes),
+                                 "%.1f" % benchlib.median(seconds)))
+        accel = vm.accel
+    benchlib.table(
+        "Read verdict on the lab disk %s (%s): verdicts per number of runs and effect (%d s runs)"
+        % (LAB_DISKS[args.disk], accel, args.runtime),
+        ["runs per side", "effect", "trials", "worse", "same", "better", "median change (median)",
+         "s per side (median)"], rows,
+        notes=["Effect 0: no limit on either side, the lab disk's own spread. Effect E: the side after capped at "
+               "E % under the side before's median sequential read (QEMU's read byte limit).",
+               "Minimum change 5 % (the roles' default)."])
 
 
 def cost(disks, args):
@@ -83,7 +148,12 @@ def main():
     parser.add_argument("--runtime", type=int, default=1)
     parser.add_argument("--limit-mib-s", type=float, default=50.0)
     parser.add_argument("--no-cost", action="store_true", help="skip the timing at the roles' defaults")
+    parser.add_argument("--lab", action="store_true", help="on one disk of a lab VM, at its own pace")
+    parser.add_argument("--disk", choices=sorted(LAB_DISKS), default="random", help="with --lab: the zoo disk")
     args = parser.parse_args()
+    if args.lab:
+        lab_verdicts(args)
+        return
     with benchlib.loop_disks(4, size_gib=2, allocated=True) as disks:
         with benchlib.throttled([("read_bps_device", disks[0], int(args.limit_mib_s * MIB))]) as throttle:
             verdicts(disks[0], throttle, args)
