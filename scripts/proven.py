@@ -12,8 +12,9 @@ A file's key is a hash of
   docs, changelogs, README.md, bench/, lab/, molecule/, tests/unit/ and .ci/, and all but the
   other test files;
 - the test files it imports (``from test_disk_gate import ...``), with theirs;
-- where the file names REPO_ROOT (it reads the checkout itself or the peers beside it): every
-  file of the checkout and of the peer snapshots;
+- where the file uses REPO_ROOT (it reads the checkout itself): every file of the checkout and
+  of the peer snapshots; where it uses REPO_ROOT only as os.path.dirname(REPO_ROOT) (the
+  directory beside the checkout, where the peers are), the peer snapshots;
 - the run: RUN (the stage and ansible-core), SELECTION (its pytest marker), the pytest
   environment variables that change what a test does, the interpreters' versions, the kernel and
   every installed Debian package with its version.
@@ -120,6 +121,18 @@ def imported_tests(name, sources):
     return sorted(seen)
 
 
+def reads_beside(source):
+    """(whether the test reads the checkout through REPO_ROOT, whether it reads beside it)."""
+    names, beside = 0, 0
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "REPO_ROOT":
+            names += 1
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dirname"
+              and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == "REPO_ROOT"):
+            beside += 1
+    return names > beside, beside > 0
+
+
 def keys(run, selection, tests):
     """{test file: key}."""
     names = checkout_files()
@@ -129,15 +142,20 @@ def keys(run, selection, tests):
             with open(os.path.join(REPO_ROOT, name)) as handle:
                 sources[name] = handle.read()
     shared = tree_lines(REPO_ROOT, [n for n in names if not n.startswith(NOT_READ) and n not in sources])
-    everything = None
+    checkout, peers = None, None
     common = run_lines(run, selection)
     result = {}
     for test in tests:
         lines = common + shared + tree_lines(REPO_ROOT, [test] + imported_tests(test, sources))
-        if re.search(r"\bREPO_ROOT\b", sources[test]):
-            if everything is None:
-                everything = tree_lines(REPO_ROOT, [n for n in names if n not in sources]) + peer_lines()
-            lines += everything
+        reads_checkout, reads_peers = reads_beside(sources[test])
+        if reads_checkout:
+            if checkout is None:
+                checkout = tree_lines(REPO_ROOT, [n for n in names if n not in sources])
+            lines += checkout
+        if reads_checkout or reads_peers:
+            if peers is None:
+                peers = peer_lines()
+            lines += peers
         result[test] = hashlib.sha256("\n".join(lines).encode()).hexdigest()[:32]
     return result
 

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 SCRIPT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "proven.py")
-TESTS = ("test_plain.py", "test_importer.py", "test_checkout.py")
+TESTS = ("test_plain.py", "test_importer.py", "test_checkout.py", "test_peers.py")
 SOURCES = {
     "plugins/modules/disk_facts.py": "runtime\n",
     "docs/disk_facts.md": "docs\n",
@@ -16,7 +16,9 @@ SOURCES = {
     ".gitignore": ".build/\n",
     "tests/integration/test_plain.py": "def test_one():\n    pass\n",
     "tests/integration/test_importer.py": "from test_plain import test_one\n",
-    "tests/integration/test_checkout.py": "from conftest import REPO_ROOT\n",
+    "tests/integration/test_checkout.py": "from conftest import REPO_ROOT\nDOC = REPO_ROOT + '/docs'\n",
+    # Beside the checkout only: the peers.
+    "tests/integration/test_peers.py": "import os\nfrom conftest import REPO_ROOT\nPEERS = os.path.dirname(REPO_ROOT)\n",
 }
 
 
@@ -74,8 +76,8 @@ def test_a_file_runs_again_only_while_it_has_no_pass_on_its_inputs(checkout):
     checkout.proven("record", "integration", checkout.junit({"test_plain.py": True, "test_importer.py": False}), "1")
     # Failed, and without a case in a run that did not pass: no pass kept.
     selected, said = checkout.to_run()
-    assert selected == {"test_importer.py", "test_checkout.py"}
-    assert "1 of 3 test files passed before on these same inputs" in said and "test_plain.py" in said
+    assert selected == {"test_importer.py", "test_checkout.py", "test_peers.py"}
+    assert "1 of 4 test files passed before on these same inputs" in said and "test_plain.py" in said
     assert checkout.to_run(CEPHOPS_REUSE="0")[0] == set(TESTS)
 
 
@@ -94,7 +96,7 @@ def test_what_a_file_reads_decides_whether_it_runs_again(checkout):
     assert checkout.to_run()[0] == {"test_plain.py", "test_importer.py"}, "a test file's importers run with it"
     checkout.passes()
     checkout.write("../shared/peers/ceph-ansible/site.yml")
-    assert checkout.to_run()[0] == {"test_checkout.py"}
+    assert checkout.to_run()[0] == {"test_checkout.py", "test_peers.py"}, "the peers are read beside the checkout"
     checkout.passes()
     for shared in ("plugins/modules/disk_facts.py", "tests/integration/conftest.py"):
         checkout.write(shared)
