@@ -53,8 +53,27 @@ def state_file(run):
 
 
 def store():
-    cache = os.environ.get("CEPHOPS_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "cephops-osd-tuning")
-    return os.path.join(cache, "proven")
+    # scripts/env.sh chooses the cache, as for the venvs and the lab.
+    return os.path.join(os.environ["CEPHOPS_CACHE"], "proven")
+
+
+def reuse():
+    return os.environ.get("CEPHOPS_REUSE", "1") != "0"
+
+
+def kept(name):
+    """[commit, date] of the pass kept under NAME, or None."""
+    path = os.path.join(store(), name)
+    if not (reuse() and os.path.isfile(path)):
+        return None
+    with open(path) as handle:
+        return handle.read().split()
+
+
+def keep(name):
+    os.makedirs(store(), exist_ok=True)
+    with open(os.path.join(store(), name), "w") as handle:
+        handle.write("%s %s\n" % (head(), datetime.date.today().isoformat()))
 
 
 def digest(path):
@@ -163,25 +182,23 @@ def keys(run, selection, tests):
 def select(run, selection, tests):
     tests = [os.path.relpath(os.path.abspath(t), REPO_ROOT) for t in tests]
     found = keys(run, selection, tests)
-    reuse = os.environ.get("CEPHOPS_REUSE", "1") != "0"
-    kept = {}
+    passes = {}
     for test, key in found.items():
-        path = os.path.join(store(), key)
-        if reuse and os.path.isfile(path):
-            with open(path) as handle:
-                kept[test] = handle.read().split()
-    to_run = [test for test in found if test not in kept]
+        entry = kept(key)
+        if entry:
+            passes[test] = entry
+    to_run = [test for test in found if test not in passes]
     with open(state_file(run), "w") as handle:
         json.dump(dict(keys=found, run=to_run), handle)
     for test in to_run:
         print(test)
-    if kept:
-        when = sorted(kept.values(), key=lambda entry: entry[1])
+    if passes:
+        when = sorted(passes.values(), key=lambda entry: entry[1])
         sys.stderr.write("%s: %d of %d test files passed before on these same inputs, not run again (commits %s, "
                          "%s to %s; CEPHOPS_REUSE=0 runs them): %s\n" % (
-                             run, len(kept), len(found), " ".join(sorted(set(e[0][:12] for e in when))), when[0][1],
-                             when[-1][1], " ".join(os.path.basename(t) for t in sorted(kept))))
-    sys.stderr.write("%s: %d test files to run%s\n" % (run, len(found) - len(kept), "" if reuse else " (CEPHOPS_REUSE=0)"))
+                             run, len(passes), len(found), " ".join(sorted(set(e[0][:12] for e in when))), when[0][1],
+                             when[-1][1], " ".join(os.path.basename(t) for t in sorted(passes))))
+    sys.stderr.write("%s: %d test files to run%s\n" % (run, len(to_run), "" if reuse() else " (CEPHOPS_REUSE=0)"))
 
 
 def passed_files(junit, tests, complete):
@@ -203,13 +220,9 @@ def record(run, junit, rc):
     with open(state_file(run)) as handle:
         state = json.load(handle)
     found, ran = state["keys"], state["run"]
-    commit = head()
-    today = datetime.date.today().isoformat()
-    os.makedirs(store(), exist_ok=True)
     passed = passed_files(junit, ran, rc in (0, 5))
     for test in passed:
-        with open(os.path.join(store(), found[test]), "w") as handle:
-            handle.write("%s %s\n" % (commit, today))
+        keep(found[test])
     sys.stderr.write("%s: %d of %d test files run passed and are kept as proven\n" % (run, len(passed), len(ran)))
 
 
@@ -222,15 +235,13 @@ def scenario_key(scenario):
 
 def scenario(command, name):
     key = scenario_key(name)
-    path = os.path.join(store(), "lab-" + key)
     if command == "scenario-record":
-        os.makedirs(store(), exist_ok=True)
-        with open(path, "w") as handle:
-            handle.write("%s %s\n" % (head(), datetime.date.today().isoformat()))
+        keep("lab-" + key)
         sys.stderr.write("lab scenario %s: its pass is kept as proven\n" % name)
-    elif os.environ.get("CEPHOPS_REUSE", "1") != "0" and os.path.isfile(path):
-        with open(path) as handle:
-            commit, date = handle.read().split()
+        return
+    entry = kept("lab-" + key)
+    if entry:
+        commit, date = entry
         print("lab scenario %s passed at %s on %s on these same inputs (key %s): not run again "
               "(CEPHOPS_REUSE=0 runs it)" % (name, commit[:12], date, key[:16]))
 
