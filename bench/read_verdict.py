@@ -51,25 +51,40 @@ def side(path, runs, runtime, run_module=benchlib.module):
     return result["results"], time.monotonic() - started
 
 
-def verdicts(disk, throttle, args):
+def judged(args, read, limit_before, limit_after):
+    """Per number of runs and effect, TRIALS pairs of sides judged by the roles' rule: rows of
+    (runs, effect, trials, worse, same, better, median change, median seconds a side).
+    ``read(runs)`` reads one side; ``limit_before()`` and ``limit_after(effect, before)`` set the
+    disk's limits for each side."""
     rows = []
     for runs in args.runs:
         for effect in args.effects:
-            counted, seconds = collections.Counter(), []
+            counted, seconds, changes = collections.Counter(), [], []
             for _trial in range(args.trials):
-                throttle.limit("read_bps_device", disk, int(args.limit_mib_s * MIB))
-                before, took = side(disk.path, runs, args.runtime)
-                throttle.limit("read_bps_device", disk, int(args.limit_mib_s * (1 - effect / 100.0) * MIB))
-                after, _took = side(disk.path, runs, args.runtime)
+                limit_before()
+                before, took = read(runs)
+                limit_after(effect, before)
+                after, _took = read(runs)
                 seconds.append(took)
                 figure, = read_figures.compare(before, after, {}, "limit")
                 counted[figure["verdict"]] += 1
+                changes.append(figure["change_percent"])
             rows.append((runs, "%d %%" % effect, args.trials, counted["worse"], counted["same"], counted["better"],
-                         "%.1f" % benchlib.median(seconds)))
+                         "%+.1f %%" % benchlib.median(changes), "%.1f" % benchlib.median(seconds)))
+    return rows
+
+
+def verdicts(disk, throttle, args):
+    def limit(effect):
+        throttle.limit("read_bps_device", disk, int(args.limit_mib_s * (1 - effect / 100.0) * MIB))
+
+    rows = judged(args, lambda runs: side(disk.path, runs, args.runtime), lambda: limit(0),
+                  lambda effect, _before: limit(effect))
     benchlib.table(
         "Read verdict: verdicts per number of runs and effect (%d s runs, %s MiB/s read limit)"
         % (args.runtime, args.limit_mib_s),
-        ["runs per side", "effect", "trials", "worse", "same", "better", "s per side (median)"], rows,
+        ["runs per side", "effect", "trials", "worse", "same", "better", "s per side (median)"],
+        [row[:6] + row[7:] for row in rows],
         notes=["Minimum change 5 % (the roles' default): an effect of 5 % moves the median by about that much, "
                "so it is called worse only where it moved by more."])
 
@@ -96,25 +111,12 @@ def lab_verdicts(args):
     """The verdict table on one lab disk: its own noise, and a cap E per cent under its pace."""
     with benchlib.lab_vm() as vm:
         path = vm.path_of(LAB_DISKS[args.disk])
-        rows = []
         with qemu_read_limit(vm, args.disk) as limit:
-            for runs in args.runs:
-                for effect in args.effects:
-                    counted, seconds, changes = collections.Counter(), [], []
-                    for _trial in range(args.trials):
-                        limit(0)
-                        before, took = side(path, runs, args.runtime, vm.module)
-                        pace = before[0]["table"][0]["read_mib_s"]
-                        if effect:
-                            limit(int(pace * (1 - effect / 100.0) * MIB))
-                        after, _took = side(path, runs, args.runtime, vm.module)
-                        seconds.append(took)
-                        figure, = read_figures.compare(before, after, {}, "cap")
-                        counted[figure["verdict"]] += 1
-                        changes.append(figure["change_percent"])
-                    rows.append((runs, "%d %%" % effect, args.trials, counted["worse"], counted["same"],
-                                 counted["better"], "%+.1f %%" % benchlib.median(changes),
-                                 "%.1f" % benchlib.median(seconds)))
+            def cap(effect, before):
+                if effect:
+                    limit(int(before[0]["table"][0]["read_mib_s"] * (1 - effect / 100.0) * MIB))
+
+            rows = judged(args, lambda runs: side(path, runs, args.runtime, vm.module), lambda: limit(0), cap)
         accel = vm.accel
     benchlib.table(
         "Read verdict on the lab disk %s (%s): verdicts per number of runs and effect (%d s runs)"
