@@ -227,8 +227,10 @@ def record(run, junit, rc):
 
 
 def scenario_key(scenario):
-    """A lab scenario reads all but the docs, the benchmarks and the unit tests."""
-    names = [n for n in checkout_files() if not n.startswith(SCENARIO_NOT_READ)]
+    """A lab scenario reads all but the docs, the benchmarks and the test files of the unit and
+    integration stages: its own tests import the integration stage's helpers (modulerun), never
+    its test files."""
+    names = [n for n in checkout_files() if not n.startswith(SCENARIO_NOT_READ) and not TEST_FILE.match(n)]
     lines = run_lines("lab-" + scenario, os.environ.get("CEPHOPS_LAB_SUITE", "")) + tree_lines(REPO_ROOT, names)
     return hashlib.sha256("\n".join(lines + peer_lines()).encode()).hexdigest()[:32]
 
