@@ -190,7 +190,10 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
         loop_disks, queues_restored, tmp_path):
     # max_sectors_kb 512 -> 64 splits each read into eight times the requests: under a limit of
     # requests per second the slowed disk reads an eighth; under a limit of bytes per second the
-    # steady one reads the same. The scheduler change (none -> mq-deadline) changes neither.
+    # steady one reads the same, and so does its scheduler change (none -> mq-deadline). The
+    # slowed disk already runs the HDD scheduler: 1 s runs of 100 requests a second are too coarse
+    # for a scheduler's verdict on a busy host (one measured -7.5 % in a CI run), so its
+    # max_sectors_kb is the only change it gets.
     # On the third disk a model rule sets bfq with strict_guarantees, which dispatches one request
     # at a time: its QD32 random reads fall by half to two thirds (119k -> 40k IOPS in a run here),
     # while a byte limit above the random reads' bytes sets the pace of its sequential ones.
@@ -211,7 +214,7 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
         # most three times; any other verdict stands.
         for _attempt in range(3):
             for disk in (slowed, steady, one_at_a_time):
-                set_queue(disk, "scheduler", "none")
+                set_queue(disk, "scheduler", "mq-deadline" if disk is slowed else "none")
                 set_queue(disk, "max_sectors_kb", "512")
             set_queue(one_at_a_time, "max_sectors_kb", "64")  # the scheduler's change alone
             shutil.rmtree(tmp_path / "records", ignore_errors=True)
@@ -230,12 +233,13 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
         # A change that does nothing under a byte limit, which sets the disk's pace: same, and kept.
         steady_change = changes[(steady.name, "max_sectors_kb")]
         assert (steady_change["read"]["verdict"], steady_change["undone"]) == ("same", False), steady_change["read"]["line"]
-        # The scheduler changes measure `same` on a quiet host; on a busy one a 1 s run under the
-        # request limit can catch the throttle's burst allowance and measure `better` (+8.4 %, every
-        # run faster, in a CI run). Either way they are not worse and stay.
-        for key in ((slowed.name, "scheduler"), (steady.name, "scheduler")):
-            assert changes[key]["read"]["verdict"] in ("same", "better"), changes[key]["read"]["line"]
-            assert not changes[key]["undone"], changes[key]["read"]["line"]
+        # A scheduler change that does nothing under the byte limit: not worse (`same`, or `better`
+        # where other work slowed the runs before it), and kept.
+        scheduler_change = changes[(steady.name, "scheduler")]
+        assert scheduler_change["read"]["verdict"] in ("same", "better"), scheduler_change["read"]["line"]
+        assert not scheduler_change["undone"], scheduler_change["read"]["line"]
+        # The disk already on the HDD scheduler was left on it, unmeasured.
+        assert (slowed.name, "scheduler") not in changes, sorted(changes)
         # A scheduler measured worse on its random reads: put back, and its own max_sectors_kb untouched.
         assert (one_by_one["value"], one_by_one["read"]["verdict"], one_by_one["undone"]) == ("bfq", "worse", True), one_by_one["read"]["line"]
         assert one_by_one["read"]["after"]["random_max_iops"] < one_by_one["read"]["before"]["random_min_iops"], one_by_one["read"]["line"]
