@@ -197,26 +197,28 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
     # On the third disk a model rule sets bfq with strict_guarantees, which dispatches one request
     # at a time: its QD32 random reads fall by half to two thirds (119k -> 40k IOPS in a run here),
     # while a byte limit above the random reads' bytes sets the pace of its sequential ones.
-    slowed, steady, one_at_a_time = loop_disks(), loop_disks(), loop_disks()
-    for disk in (slowed, steady, one_at_a_time):
+    # The fourth disk, request-limited too, starts at the value chosen for it, so it has no change
+    # until a later run sets it back to 512: then its change is measured worse beside a disk kept
+    # off by its remembered verdict, and the put back must leave that one as it is.
+    slowed, steady, one_at_a_time, slowed_later = loop_disks(), loop_disks(), loop_disks(), loop_disks()
+    for disk in (slowed, steady, one_at_a_time, slowed_later):
         queues_restored(disk)
 
     def records_now():
-        return [hdd(slowed), hdd(steady), hdd(one_at_a_time, model="ONE AT A TIME")]
+        return [hdd(slowed), hdd(steady), hdd(one_at_a_time, model="ONE AT A TIME"), hdd(slowed_later)]
 
     bfq_rule = dict(io_scheduler_models=[dict(model="ONE AT A TIME", scheduler="bfq", tunables=dict(strict_guarantees=1))])
     throttle = Throttle([("read_iops_device", slowed, 100), ("read_bps_device", steady, 20 * MIB),
-                         ("read_bps_device", one_at_a_time, 768 * MIB)])
+                         ("read_bps_device", one_at_a_time, 768 * MIB), ("read_iops_device", slowed_later, 100)])
     try:
         # The bfq disk's reads are bound by the CPU alone: one run slowed by other work on a busy
         # host (144k -> 67k random IOPS in one run before the change) makes the spreads overlap,
         # and the rule rightly says same. Only that outcome is tried again, from the start, at
         # most three times; any other verdict stands.
         for _attempt in range(3):
-            for disk in (slowed, steady, one_at_a_time):
-                set_queue(disk, "scheduler", "mq-deadline" if disk is slowed else "none")
-                set_queue(disk, "max_sectors_kb", "512")
-            set_queue(one_at_a_time, "max_sectors_kb", "64")  # the scheduler's change alone
+            for disk in (slowed, steady, one_at_a_time, slowed_later):
+                set_queue(disk, "scheduler", "mq-deadline" if disk in (slowed, slowed_later) else "none")
+                set_queue(disk, "max_sectors_kb", "64" if disk in (one_at_a_time, slowed_later) else "512")
             shutil.rmtree(tmp_path / "records", ignore_errors=True)
             records = records_now()
             rc, played, report = play_queue_roles(records, tmp_path, throttle, **bfq_rule)
@@ -245,6 +247,7 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
         assert one_by_one["read"]["after"]["random_max_iops"] < one_by_one["read"]["before"]["random_min_iops"], one_by_one["read"]["line"]
         assert "4 KiB random read" in one_by_one["read"]["why"], one_by_one["read"]["why"]
         assert (one_at_a_time.name, "max_sectors_kb") not in changes
+        assert not [key for key in changes if key[0] == slowed_later.name], sorted(changes)
         assert report["summary"]["undone"] == 2
         assert task_msg(played, "Summary of this host")["undone"] == {"scheduler": [one_at_a_time.name],
                                                                       "max_sectors_kb": [slowed.name]}
@@ -284,6 +287,25 @@ def test_a_change_measured_worse_is_put_back_remembered_and_kept_off_and_one_tha
         assert task_msg(played, "Summary of this host")["kept_off"] == {"scheduler": {one_at_a_time.name: why_scheduler},
                                                                         "max_sectors_kb": {slowed.name: why}}
         assert queue(slowed, "max_sectors_kb") == "512" and "[none]" in queue(one_at_a_time, "scheduler")
+
+        # A change measured worse in a run that keeps another off: the put back sets every disk of
+        # the plan again, and the one kept off stays pinned at its value before, now and in the
+        # plan's udev rules (here the warning that no rule can match a disk without an identity).
+        set_queue(slowed_later, "max_sectors_kb", "512")
+        rc, played, report = play_queue_roles(records_now(), tmp_path, throttle, **bfq_rule)
+        assert rc == 0, json.dumps(played)[-3000:]
+        later, = [change for disk in report["hosts"][0]["disks"] for change in disk["changes"]]
+        assert (later["setting"], later["read"]["verdict"], later["undone"]) == ("max_sectors_kb", "worse", True), later
+        assert [entry["device"] for entry in report["hosts"][0]["kept_off"]] == [one_at_a_time.name, slowed.name]
+        assert queue(slowed_later, "max_sectors_kb") == "512"
+        assert queue(slowed, "max_sectors_kb") == "512", "the disk kept off was set to the value measured worse"
+        assert [result["msg"] for result in task_results(played, "Show the changes put back")
+                if not result.get("skipped")] == [[
+                    "undone, " + later["read"]["line"],
+                    "%s: no serial or WWN, so no udev rule keeps it at 512 at boot (%s)" % (slowed.name, why),
+                    "%s: no serial or WWN, so no udev rule keeps it at 512 at boot (measured worse: %s)" % (
+                        slowed_later.name, later["read"]["why"])]]
+        set_queue(slowed_later, "max_sectors_kb", "64")  # as chosen: no change in the runs below
 
         # Asked to measure again: tried, worse again, put back again.
         rc, played, report = play_queue_roles(records, tmp_path, throttle, max_sectors_kb_remeasure=True, **bfq_rule)
