@@ -65,12 +65,16 @@ def hdd(disk, model=None):
 def play_queue_roles(records, tmp_path, throttle=None, check=False, **variables):
     """(rc, JSON report, tuning.json or None where none was written) of site.yml's two queue roles
     (and its always-tagged inventory, summary and reports) on the disks of ``records``, 1 s reads,
-    nothing persistent: no udev rules, no kernel command line. With ``throttle``, the play runs in
-    its cgroup; with ``check``, in check mode."""
+    nothing persistent: no udev rules, no kernel command line, no modules-load.d file in /etc.
+    With ``throttle``, the play runs in its cgroup; with ``check``, in check mode."""
     reports = tmp_path / "reports"
+    # A bfq rule loads bfq at boot too: its modules-load.d file goes below the test's directory,
+    # not the test host's /etc, which the scheduler tests on the other worker read.
+    (tmp_path / "modules-load.d").mkdir(exist_ok=True)
     extra = dict(cephops_osd_hosts="all", cephops_report_dir=str(reports),
                  io_scheduler_disks=records, io_scheduler_hdd="mq-deadline", io_scheduler_udev_enabled=False,
                  io_scheduler_grub_enabled=False, io_scheduler_report_runtime=1,
+                 io_scheduler_modules_load_file=str(tmp_path / "modules-load.d" / "cephops-io-scheduler.conf"),
                  io_scheduler_record_dir=str(tmp_path / "records"),
                  max_sectors_kb_disks=records, max_sectors_kb_hdd=64, max_sectors_kb_udev_enabled=False,
                  max_sectors_kb_report_runtime=1, max_sectors_kb_record_dir=str(tmp_path / "records"), **variables)
