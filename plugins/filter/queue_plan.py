@@ -127,8 +127,9 @@ def translate(value, legacy):
     return LEGACY_SCHEDULERS.get(value, value) if legacy else value
 
 
-def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=None, kept=None):
-    """``{queues, rules, chosen, changing}`` for block_queue, udev_queue_rules and the report.
+def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=None, kept=None, figures=(),
+         keep_worse=False):
+    """``{queues, rules, chosen, changing, undone}`` for block_queue, udev_queue_rules and the report.
 
     ``changing`` names the disks whose current value (as disk_facts reports it) differs.
 
@@ -140,6 +141,11 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
     its class's and model's rules, where it has a serial or WWN to match. The rule's comment
     leaves the why out: a change measured worse now and one kept off by its remembered verdict
     in a later run give the same rules file, so that run changes nothing.
+
+    ``figures`` are this run's read figures (the read_figures filter's): a disk whose change
+    they call ``worse`` is kept at its value before as well, and named in ``undone``, but where
+    ``keep_worse`` is true or the disk's rule keeps its value measured worse. The disks of
+    ``kept`` stay kept: this plan sets every disk again.
 
     ``extra`` maps a class to more attributes that go with its value, for example
     ``{"hdd": {"fifo_batch": 16}}`` (scheduler tunables, written under ``iosched/``); model
@@ -158,21 +164,26 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
             wanted["iosched/%s" % name if attribute == "scheduler" else name] = tunable
         return wanted
 
-    kept = kept or {}
-    groups, chosen, warnings, clamped, pinned = {}, {}, [], [], []
+    kept = dict(kept or {})
+    worse = dict((figure["device"], "measured worse: %s" % figure["why"]) for figure in figures or ()
+                 if figure.get("verdict") == "worse" and not keep_worse)
+    groups, chosen, warnings, clamped, pinned, undone = {}, {}, [], [], [], []
     for disk in disks:
-        value, source, tunables, keep_worse = choose(disk, attribute, classes, models, overrides, extra)
+        value, source, tunables, rule_keeps_worse = choose(disk, attribute, classes, models, overrides, extra)
         if value in UNMANAGED:
             continue
+        if disk["name"] in worse and disk["name"] not in kept and not rule_keeps_worse:
+            kept[disk["name"]] = worse[disk["name"]]
+            undone.append(disk["name"])
         if disk["name"] in kept:
-            value, source, tunables, keep_worse = disk.get(attribute), "kept: %s" % kept[disk["name"]], None, False
+            value, source, tunables, rule_keeps_worse = disk.get(attribute), "kept: %s" % kept[disk["name"]], None, False
             pinned.append((disk, value, kept[disk["name"]]))
         elif attribute == "max_sectors_kb":
             value, warning = clamp_max_sectors(disk, value)
             if warning:
                 warnings.append(warning)
                 clamped.append((disk, value))
-        chosen[disk["name"]] = dict(value=translate(value, legacy), source=source, keep_worse=keep_worse)
+        chosen[disk["name"]] = dict(value=translate(value, legacy), source=source, keep_worse=rule_keeps_worse)
         wanted = attributes_for(value, tunables)
         groups.setdefault(repr(sorted(wanted.items())), (wanted, []))[1].append(disk["name"])
     queues = [dict(devices=sorted(names), attributes=attrs) for attrs, names in
@@ -214,7 +225,8 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
                 disk["name"], value, why))
     changing = sorted(d["name"] for d in disks if d["name"] in chosen and str(chosen[d["name"]]["value"]) != str(
         d.get(attribute)))
-    return dict(queues=queues, rules=rules, chosen=chosen, changing=changing, legacy=legacy, warnings=warnings)
+    return dict(queues=queues, rules=rules, chosen=chosen, changing=changing, legacy=legacy, warnings=warnings,
+                undone=sorted(undone))
 
 
 def model_matches(pattern):
@@ -256,9 +268,11 @@ def clamp_max_sectors(disk, value, page_kb=4):
     return value, None
 
 
-def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None, kept=None):
+def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None, kept=None, figures=None,
+               keep_worse=False):
     try:
-        return plan(disks, attribute, classes, models or [], overrides or [], extra or {}, kept=kept or {})
+        return plan(disks, attribute, classes, models or [], overrides or [], extra or {}, kept=kept or {},
+                    figures=figures or [], keep_worse=keep_worse)
     except ValueError as exc:
         raise AnsibleFilterError("queue_plan: %s" % exc)
 

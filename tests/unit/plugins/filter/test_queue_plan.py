@@ -243,6 +243,35 @@ def test_a_kept_disk_goes_back_to_its_value_and_a_rule_of_its_own_keeps_it_at_bo
     assert result["warnings"] == ["sdc: no serial or WWN, so no udev rule keeps it at 256 at boot (measured worse)"]
 
 
+def test_figures_put_back_a_change_measured_worse_and_keep_the_disks_kept_before():
+    # The plan after the change sets every disk again: from the inventory taken before it, the
+    # disk measured worse goes back, the one kept off by an earlier verdict stays, and the one
+    # whose rule keeps its value measured worse keeps the change.
+    disks = [dict(disk("sda", "sata", serial="SSD-A"), max_sectors_kb=512, max_hw_sectors_kb=32767),
+             dict(disk("sdb", "sata", model="KEEP ME", serial="SSD-B"), max_sectors_kb=512, max_hw_sectors_kb=32767),
+             dict(disk("sdc", "sata", serial="SSD-C"), max_sectors_kb=512, max_hw_sectors_kb=32767),
+             dict(disk("sdd", "sata", serial="SSD-D"), max_sectors_kb=512, max_hw_sectors_kb=32767)]
+    models = [{"model": "KEEP ME", "max_sectors_kb": 64, "keep_worse": True}]
+    figures = [{"device": "sda", "setting": 64, "verdict": "worse", "why": "-40.1 %"},
+               {"device": "sdb", "setting": 64, "verdict": "worse", "why": "-38.0 %"},
+               {"device": "sdd", "setting": 64, "verdict": "same", "why": "the ranges overlapped"}]
+    kept = {"sdc": "max_sectors_kb 64 measured worse on 2026-12-01 with the same firmware and kernel: -35.2 %"}
+    result = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 64}, models, kept=kept, figures=figures)
+    assert result["undone"] == ["sda"]
+    assert result["chosen"] == {
+        "sda": {"value": 512, "source": "kept: measured worse: -40.1 %", "keep_worse": False},
+        "sdb": {"value": 64, "source": "model KEEP ME", "keep_worse": True},
+        "sdc": {"value": 512, "source": "kept: " + kept["sdc"], "keep_worse": False},
+        "sdd": {"value": 64, "source": "class ssd", "keep_worse": False}}
+    assert [rule["comment"] for rule in result["rules"] if rule["comment"].startswith("disk")] == [
+        "disk sda, kept at 512: a change measured worse", "disk sdc, kept at 512: a change measured worse"]
+    # keep_worse keeps every change; the disk kept off by its remembered verdict stays kept.
+    kept_all = queue_plan.plan(disks, "max_sectors_kb", {"ssd": 64}, models, kept=kept, figures=figures,
+                               keep_worse=True)
+    assert kept_all["undone"] == []
+    assert [name for name, choice in sorted(kept_all["chosen"].items()) if choice["value"] == 512] == ["sdc"]
+
+
 def test_a_kept_scheduler_drops_the_class_tunables():
     disks = [dict(disk("sdb", "sata", rotational=True, serial="HDD-B"), scheduler="bfq")]
     result = queue_plan.plan(disks, "scheduler", {"hdd": "mq-deadline"}, extra={"hdd": {"fifo_batch": 16}},
