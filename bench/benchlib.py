@@ -63,15 +63,20 @@ def table(title, header, rows, notes=()):
 
 
 @contextlib.contextmanager
-def loop_disks(count, size_gib=8, allocated=False):
+def loop_disks(count, size_gib=8, allocated=False, flush_ms=()):
     """``count`` blank loop disks, always detached afterwards. Sparse backing files by default;
     ``allocated`` writes every block of them first, as a real disk has no blocks to allocate, and
-    leaves none of them cached."""
+    leaves none of them cached. With ``flush_ms``, cycled over the disks, each disk's backing file
+    is served by a flushfs server of its own whose fsync costs that many milliseconds: a disk slow
+    at the flush and nowhere else, as a drive without power-loss protection is."""
     work = tempfile.mkdtemp(prefix="cephops-bench.")
-    disks = []
+    disks, servers = [], []
     try:
         for index in range(count):
-            disks.append(loopdisk.attach(os.path.join(work, "disk%d.img" % index), size_gib))
+            backing = os.path.join(work, "disk%d.img" % index)
+            if flush_ms:
+                backing = flush_served(backing, size_gib, flush_ms[index % len(flush_ms)], servers)
+            disks.append(loopdisk.attach(backing, size_gib))
             if allocated:
                 loopdisk.run(["dd", "if=/dev/zero", "of=" + disks[-1].backing, "bs=16M", "count=%d" % (size_gib * 64),
                               "conv=notrunc,fsync", "status=none"])
@@ -81,7 +86,31 @@ def loop_disks(count, size_gib=8, allocated=False):
     finally:
         for disk in disks:
             loopdisk.detach(disk)
+        for mountpoint, server in servers:
+            loopdisk.run(["umount", mountpoint], check=False)
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
         shutil.rmtree(work)
+
+
+FLUSHFS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flushfs.py")
+
+
+def flush_served(backing, size_gib, flush_ms, servers):
+    """The path of a file that flushfs serves from ``backing``, each fsync costing ``flush_ms``;
+    its (mountpoint, server) appended to ``servers`` for loop_disks to unmount."""
+    with open(backing, "wb") as handle:
+        handle.truncate(int(size_gib * loopdisk.GIB))
+    mountpoint = backing + ".mnt"
+    os.mkdir(mountpoint)
+    server = subprocess.Popen([sys.executable, FLUSHFS, mountpoint, backing, str(flush_ms)],
+                              stdout=subprocess.PIPE, text=True)
+    servers.append((mountpoint, server))
+    if server.stdout.readline().strip() != "ready":
+        raise RuntimeError("flushfs did not mount %s (exit %s)" % (mountpoint, server.wait()))
+    return os.path.join(mountpoint, "disk")
 
 
 # Thresholds far from any figure a benchmark's disks give, so every probe passes and every play
@@ -96,6 +125,12 @@ EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000, marg
 # thresholds, each far from a threshold. Their sum for 12 disks stays far below what the shared
 # backing disk sustains, so no disk waits on another (gating_scale --independent shows it).
 INDEPENDENT_WRITE_REQUESTS = (600, 60, 16)
+
+
+# Milliseconds a flush costs per flush-paced loop disk (loop_disks' flush_ms), cycled over the
+# disks as INDEPENDENT_WRITE_REQUESTS are, for the same three kinds of disk: the probe measures
+# about 290, 32 and 5 IOPS on them, where plain writes and reads run at the host's pace.
+INDEPENDENT_FLUSH_MS = (3, 30, 200)
 
 
 @contextlib.contextmanager
@@ -119,6 +154,40 @@ def independent(disks, limits=INDEPENDENT_WRITE_REQUESTS):
     given = dict((disk.path, limits[index % len(limits)]) for index, disk in enumerate(disks))
     with throttled([("write_iops_device", disk, given[disk.path]) for disk in disks]):
         yield given
+
+
+PACES = ("requests", "flush")
+
+
+@contextlib.contextmanager
+def paced_loop_disks(count, pace=None, kinds=None, allocated=False):
+    """``count`` loop disks, each of its own pace when ``pace`` names one of PACES: "requests",
+    each under its own blkio write-request limit (so it is slow at writes and flushes alike), or
+    "flush", each slow at the flush alone (loop_disks' flush_ms). ``kinds`` picks the limits (or
+    milliseconds) cycled over the disks, by default the three kinds of disk above. Yields
+    (disks, {disk path: its pace as text}), the second empty when the disks share the host's pace."""
+    stack = contextlib.ExitStack()
+    try:
+        if pace == "flush":
+            kinds = kinds or INDEPENDENT_FLUSH_MS
+            disks = stack.enter_context(loop_disks(count, flush_ms=kinds, allocated=allocated))
+            paces = dict((disk.path, "%g ms a flush" % kinds[index % len(kinds)]) for index, disk in enumerate(disks))
+        else:
+            disks = stack.enter_context(loop_disks(count, allocated=allocated))
+            paces = {}
+            if pace == "requests":
+                given = stack.enter_context(independent(disks, kinds or INDEPENDENT_WRITE_REQUESTS))
+                paces = dict((path, "%g write requests/s" % limit) for path, limit in given.items())
+        yield disks, paces
+    finally:
+        stack.close()
+
+
+def add_pace_option(parser):
+    """--independent [requests|flush]: the disks each of its own pace (paced_loop_disks)."""
+    parser.add_argument("--independent", nargs="?", const="requests", choices=PACES, metavar="{requests,flush}",
+                        help="loop disks each of its own pace: under a write-request limit (requests, the default) "
+                             "or slow at the flush alone (flush)")
 
 
 def fio_write_iops(argv, on=None):

@@ -9,20 +9,25 @@ for the same disks (a full-length probe alone is 1/12 of it); every adaptive ver
 the full-length one. The full-length columns show what the mode saves.
 
 usage: bench/run.sh gating_scale [--counts 1 4 8 12] [--repeats 3] [--runtime 15]
-                                 [--region-size-mib N] [--plp-runtime S] [--independent]
+                                 [--region-size-mib N] [--plp-runtime S] [--independent [requests|flush]]
+                                 [--kinds N ...]
 --region-size-mib and --plp-runtime pass the module's options of those names (default: the
 module's own), to show what the region check costs; plp_runtime sizes the run without fsync,
 which only a probe without an fsync latency of its own takes (not this randwrite probe, whose
 power-loss verdict reads its own fsync latency).
---independent limits each loop disk on its own (benchlib.independent: a fast, a consumer and an
-HDD-like write limit, in turn), as real disks are, instead of all of them sharing the backing
-disk's pace; a second table then shows that they are independent: each disk's figure probed
-alone against its figure in the gate's run of all of them, for the largest count.
+--independent gives each loop disk a pace of its own (benchlib.paced_loop_disks: a fast, a
+consumer and an HDD-like disk, in turn), as real disks are, instead of all of them sharing the
+backing disk's: "requests" limits its write requests, so plain writes are as slow as flushes;
+"flush" slows its flushes alone, as on a drive without power-loss protection. A second table
+then shows whether they are independent: each disk's figure probed alone against its figure in
+the gate's run of all of them, for the largest count. --kinds picks the paces cycled over the
+disks (write requests a second, or milliseconds a flush): one kind makes every disk alike, so
+that "x 1 disk" compares the gate of N disks with the gate of one disk of the same kind, where
+a mix waits on its slowest disk and one disk is the fastest kind.
 Needs root (loop devices).
 """
 
 import argparse
-import contextlib
 import subprocess
 import time
 
@@ -50,20 +55,21 @@ def gate(disks, runtime, adaptive, verdicts, options):
     return dict((r["device"], r["write_iops"]) for r in found["results"])
 
 
-def independence_table(disks, limits, together, runtime, options):
+def independence_table(disks, paces, together, runtime, options):
     """Each disk probed alone against its figure in the run of all of them: equal (within 10 %
     in sum) when the disks do not wait on each other."""
     alone = dict((disk.path, gate([disk], runtime, False, [], options)[disk.path]) for disk in disks)
-    rows = [(disk.path, limits[disk.path], "%.1f" % alone[disk.path], "%.1f" % together[disk.path],
+    rows = [(disk.path, paces[disk.path], "%.1f" % alone[disk.path], "%.1f" % together[disk.path],
              "%.2f" % (together[disk.path] / alone[disk.path])) for disk in disks]
     ratio = sum(together.values()) / sum(alone.values())
-    rows.append(("sum", sum(limits.values()), "%.1f" % sum(alone.values()), "%.1f" % sum(together.values()),
+    rows.append(("sum", "", "%.1f" % sum(alone.values()), "%.1f" % sum(together.values()),
                  "%.2f (%s)" % (ratio, "independent" if abs(ratio - 1) <= 0.10 else "**not independent**")))
     benchlib.table("Independent loop disks: each alone and all %d together (%d s probes)" % (len(disks), runtime),
-                   ("disk", "write requests/s allowed", "write IOPS alone", "write IOPS together", "together / alone"),
-                   rows, notes=["An fsync'd write costs the write and its flush, so a disk's figure is half its limit "
-                                "or less. Disks are independent when the sum of their figures run together is within "
-                                "10 % of the sum of their figures alone."])
+                   ("disk", "pace", "write IOPS alone", "write IOPS together", "together / alone"),
+                   rows, notes=["An fsync'd write costs the write and its flush: under a write-request limit a "
+                                "disk's figure is half its limit or less, under a slow flush a little less than one "
+                                "a flush's time. Disks are independent when the sum of their figures run together is "
+                                "within 10 % of the sum of their figures alone."])
 
 
 def main():
@@ -73,14 +79,14 @@ def main():
     parser.add_argument("--runtime", type=int, default=15)
     parser.add_argument("--region-size-mib", type=int)
     parser.add_argument("--plp-runtime", type=int)
-    parser.add_argument("--independent", action="store_true")
+    benchlib.add_pace_option(parser)
+    parser.add_argument("--kinds", type=float, nargs="+", help="with --independent: the paces cycled over the disks")
     args = parser.parse_args()
     options = dict((name, value) for name, value in (("region_size_mib", args.region_size_mib),
                                                      ("plp_runtime", args.plp_runtime)) if value is not None)
     full, quick, hand, same = {}, {}, {}, {}
     for count in args.counts:
-        with benchlib.loop_disks(count) as disks, (
-                benchlib.independent(disks) if args.independent else contextlib.nullcontext({})) as limits:
+        with benchlib.paced_loop_disks(count, args.independent, kinds=args.kinds) as (disks, paces):
             runs = {"full": [], "quick": [], "hand": []}
             verdicts = {"full": [], "quick": []}
             together = {}  # the full run's figures, for the independence table
@@ -98,8 +104,8 @@ def main():
                     subprocess.run(["blkdiscard", disk.path], check=True)
             full[count], quick[count], hand[count] = (benchlib.median(runs[k]) for k in ("full", "quick", "hand"))
             same[count] = all(v == verdicts["full"][0] for v in verdicts["full"] + verdicts["quick"])
-            if limits and count == max(args.counts):
-                independence_table(disks, limits, together, args.runtime, options)
+            if paces and count == max(args.counts):
+                independence_table(disks, paces, together, args.runtime, options)
     rows = []
     for count in args.counts:
         vs_one, vs_hand = quick[count] / quick[args.counts[0]], quick[count] / hand[count]
@@ -108,7 +114,8 @@ def main():
                      "%.2f" % vs_one, "%.1f" % hand[count], "%.3f" % (full[count] / hand[count]), "%.3f" % vs_hand,
                      "yes" if same[count] else "**no**", "yes" if met and same[count] else "**no**"))
     settings = "".join(", %s %s" % (name, value) for name, value in options.items())
-    settings += ", independent disks" if args.independent else ""
+    settings += {"requests": ", disks limited in write requests", "flush": ", disks slow at the flush"}.get(args.independent, "")
+    settings += ", all of one kind" if args.kinds and len(args.kinds) == 1 else ""
     benchlib.table("Gating time against disk count (%d s probes, median of %d%s)" % (args.runtime, args.repeats, settings),
                    ("disks", "module full s", "full x 1 disk", "module adaptive s", "adaptive x 1 disk",
                     "hand-run procedure s", "full / by hand", "adaptive / by hand", "same verdicts", "target met"), rows,
@@ -118,10 +125,13 @@ def main():
                           "(about a second per call on the controller), the region check and the restore of the "
                           "probe region (the power-loss verdict reads the probe's own fsync latency: no run without "
                           "fsync); the hand-run procedure is fio alone. "
-                          + ("Each loop disk is limited on its own (a fast, a consumer and an HDD-like write limit, "
-                             "in turn), as real disks on their own controllers are." if args.independent else
-                             "Loop disks share one backing disk and two CPUs here, unlike real disks on their own "
-                             "controllers.")])
+                          + {"requests": "Each loop disk is limited on its own (a fast, a consumer and an HDD-like "
+                                         "write-request limit, in turn), as real disks on their own controllers are.",
+                             "flush": "Each loop disk's flush costs a time of its own (a fast, a consumer and an "
+                                      "HDD-like disk, in turn), its plain writes and reads the host's pace, as on "
+                                      "drives without power-loss protection."}.get(
+                                          args.independent, "Loop disks share one backing disk and two CPUs here, "
+                                                            "unlike real disks on their own controllers.")])
 
 
 if __name__ == "__main__":

@@ -9,11 +9,11 @@ Loop disks: each pair gets two fresh loop disks, sparse (as a new test disk is) 
 allocate). The lab (--lab) has one disk of each kind, so both sides run on the same disk,
 whose probe region one discarded run writes first (the qcow2 overlay allocates a cluster on its
 first write, which would slow whichever side came first). With --independent, both disks of a
-pair are limited on their own to the same write requests a second, one row per limit of
-benchlib.independent (a fast, a consumer and an HDD-like disk): the disk, not the shared backing
-disk, sets the pace, as on a real drive.
+pair get the same pace of their own, one row per kind of benchlib.paced_loop_disks (a fast, a
+consumer and an HDD-like disk): the disk, not the shared backing disk, sets the pace, as on a
+real drive; "requests" limits its write requests, "flush" slows its flushes alone.
 
-usage: bench/run.sh probe_fidelity [--pairs 5] [--runtime 5] [--written | --independent] [--lab]
+usage: bench/run.sh probe_fidelity [--pairs 5] [--runtime 5] [--written | --independent [requests|flush]] [--lab]
 Needs root (loop devices, or QEMU for --lab).
 """
 
@@ -38,41 +38,36 @@ def probe(module, label, path, runtime, region=None):
 
 @contextlib.contextmanager
 def pairs_of_disks(args):
-    """[(label, VM or None, region arguments, lab disk path, write limit)]: the lab's disks, or an
-    entry for loop disks (one per limit with --independent), which compare() makes fresh for
+    """[(label, VM or None, region arguments, lab disk path, pace)]: the lab's disks, or an entry
+    for loop disks (one per kind of disk with --independent), which compare() makes fresh for
     every pair."""
     if args.lab:
         # The lab gate's probe region: zeroing 512 MiB costs the slow disk minutes a run.
         region = dict(region_size_mib=benchlib.lab_gate_variables()["disk_gate_region_size_mib"])
         with benchlib.lab_vm() as vm:
             yield [("%s (lab, %s)" % (serial, vm.accel), vm, region, vm.path_of(serial), None) for serial in LAB_DISKS]
-    elif args.independent:
+    elif args.independent == "requests":
         yield [("two fresh loop disks a pair, each limited to %d write requests/s" % limit, None, None, None, limit)
                for limit in benchlib.INDEPENDENT_WRITE_REQUESTS]
+    elif args.independent == "flush":
+        yield [("two fresh loop disks a pair, each flush costing %g ms" % ms, None, None, None, ms)
+               for ms in benchlib.INDEPENDENT_FLUSH_MS]
     else:
         yield [("two fresh loop disks a pair, %s backing files" % ("written" if args.written else "sparse"), None, None, None, None)]
 
 
-@contextlib.contextmanager
-def fresh_pair(args, limit):
-    """Two fresh loop disks, each under its own write limit where ``limit`` is given."""
-    with contextlib.ExitStack() as stack:
-        disks = stack.enter_context(benchlib.loop_disks(2, allocated=args.written))
-        if limit:
-            stack.enter_context(benchlib.independent(disks, limits=(limit,)))
-        yield disks
-
-
-def compare(args, vm, region, path, limit, label):
+def compare(args, vm, region, path, kind, label):
     """(hand-run IOPS, module IOPS) of ``args.pairs`` pairs, alternating which side goes first.
     The first pair starts with the module, whose command every hand-run side then repeats; on
-    loop disks ``limit`` (or None) caps each disk's write requests a second."""
+    loop disks ``kind`` (or None) is the pace of both."""
     module = vm.module if vm else benchlib.module
     by_hand, probed, command = [], [], None
     if vm:
         probe(module, label, path, args.runtime, region)  # allocates the region's clusters
     for pair in range(args.pairs):
-        with contextlib.nullcontext([]) if vm else fresh_pair(args, limit) as disks:
+        # Two fresh loop disks a pair, both of the pace ``kind`` gives with --independent.
+        with contextlib.nullcontext(([], {})) if vm else benchlib.paced_loop_disks(
+                2, args.independent, kinds=(kind,), allocated=args.written) as (disks, _paces):
             mine, theirs = (path, path) if vm else (disks[0].path, disks[1].path)
             for step in ("module", "hand") if pair % 2 == 0 else ("hand", "module"):
                 # The module's restore leaves its region to write back, which would slow the next side.
@@ -95,15 +90,15 @@ def main():
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--runtime", type=int, default=5)
     parser.add_argument("--written", action="store_true", help="loop disks with every block of their backing files written")
-    parser.add_argument("--independent", action="store_true", help="loop disks each limited on its own, one row per limit")
+    benchlib.add_pace_option(parser)
     parser.add_argument("--lab", action="store_true", help="compare on a lab VM's fast disks instead of loop disks")
     args = parser.parse_args()
     if args.written and args.independent:
         parser.error("--written and --independent are two ways to pace a loop disk: choose one")
     rows = []
     with pairs_of_disks(args) as targets:
-        for label, vm, region, path, limit in targets:
-            by_hand, probed = compare(args, vm, region, path, limit, label)
+        for label, vm, region, path, kind in targets:
+            by_hand, probed = compare(args, vm, region, path, kind, label)
             ratio = benchlib.median(probed) / benchlib.median(by_hand)
             rows.append((label, "%.0f (%.0f-%.0f)" % (benchlib.median(by_hand), min(by_hand), max(by_hand)),
                          "%.0f (%.0f-%.0f)" % (benchlib.median(probed), min(probed), max(probed)),

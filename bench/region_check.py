@@ -7,18 +7,19 @@ it back (save/restore), is timed too, as is the whole-region zeroing the probe d
 Each figure is for all disks at once (as the module runs them), median of the repeats; the
 gate figure is one sync_write_probe call with the default 15 s probe.
 Target: the check and the restore together take at most 10% of the gate's time.
-With --independent each loop disk is limited on its own (benchlib.independent: a fast, a
-consumer and an HDD-like write limit in turn), so the probe and the restore run at each disk's pace, not the shared backing disk's; the region check
-only reads, which the limits leave alone. The roads not taken (zeroing the whole region,
-save/restore) are left out there: each writes the whole region at the limit's pace (minutes a
-disk at 16 requests a second), which shows the limit, not the choice.
+With --independent each loop disk has a pace of its own (benchlib.paced_loop_disks: a fast, a
+consumer and an HDD-like disk in turn), so the probe and the restore run at each disk's pace,
+not the shared backing disk's: "requests" limits its write requests, plain writes and flushes
+alike; "flush" slows its flushes alone, as on a drive without power-loss protection. The region
+check only reads, which neither slows. Under a request limit the roads not taken (zeroing the
+whole region, save/restore) are left out: each writes the whole region at the limit's pace
+(minutes a disk at 16 requests a second), which shows the limit, not the choice.
 
-usage: bench/run.sh region_check [--counts 1 8] [--repeats 3] [--independent | --lab]
+usage: bench/run.sh region_check [--counts 1 8] [--repeats 3] [--independent [requests|flush] | --lab]
 Needs root (loop devices, or QEMU for --lab).
 """
 
 import argparse
-import contextlib
 import json
 import os
 import subprocess
@@ -62,22 +63,20 @@ class Lab:
         return self.vm.module(name, args)
 
 
-@contextlib.contextmanager
 def disk_sets(args):
-    """(where, label, [paths], [loop disks] or None) of each set of disks to measure."""
+    """(where, label, [paths]) of each set of disks to measure, one set at a time: loop disks are
+    made for their set only, one set's write limits at a time, as this process joins one cgroup."""
     if args.lab:
         with benchlib.lab_vm() as vm:
             lab = Lab(vm)
             paths = [vm.path_of(serial) for serial in LAB_DISKS]
-            yield [(lab, "%s (%s)" % (serial, lab.label), [path], None) for serial, path in zip(LAB_DISKS, paths)] + [
-                (lab, "all %d lab disks (%s)" % (len(paths), lab.label), paths, None)]
-    else:
-        with contextlib.ExitStack() as stack:
-            sets = []
-            for count in args.counts:
-                disks = stack.enter_context(benchlib.loop_disks(count))
-                sets.append((Host(), "%d loop disk%s" % (count, "s" if count > 1 else ""), [d.path for d in disks], disks))
-            yield sets
+            for serial, path in zip(LAB_DISKS, paths):
+                yield lab, "%s (%s)" % (serial, lab.label), [path]
+            yield lab, "all %d lab disks (%s)" % (len(paths), lab.label), paths
+        return
+    for count in args.counts:
+        with benchlib.paced_loop_disks(count, args.independent) as (disks, _paces):
+            yield Host(), "%d loop disk%s" % (count, "s" if count > 1 else ""), [d.path for d in disks]
 
 
 def timed(step):
@@ -106,26 +105,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", maxsplit=1)[0])
     parser.add_argument("--counts", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--independent", action="store_true", help="loop disks each limited on its own")
+    benchlib.add_pace_option(parser)
     parser.add_argument("--lab", action="store_true", help="measure on a lab VM's blank disks")
     args = parser.parse_args()
     if args.lab and args.independent:
         parser.error("--independent paces loop disks; the lab's disks have their own pace")
     rows = []
-    with disk_sets(args) as sets:
-        for where, label, paths, disks in sets:
-            runs = dict((key, []) for key in ("check", "gate", "restore", "zero_all", "save_restore"))
-            # One set's limits at a time: the process joins one cgroup.
-            with benchlib.independent(disks) if args.independent else contextlib.nullcontext():
-                measure(where, paths, args.repeats, runs, roads_not_taken=not args.independent)
-            found = dict((key, benchlib.median(values) if values else None) for key, values in runs.items())
-            share = (found["check"] + found["restore"]) / found["gate"]
-            rows.append((label, "%.2f" % found["check"], "%.1f" % found["gate"], "%.1f%%" % (100 * found["check"] / found["gate"]),
-                         "%.2f" % found["restore"], "%.1f%%" % (100 * share),
-                         *("-" if found[key] is None else "%.2f" % found[key] for key in ("zero_all", "save_restore")),
-                         "yes" if share <= 0.10 else "**no**"))
+    for where, label, paths in disk_sets(args):
+        runs = dict((key, []) for key in ("check", "gate", "restore", "zero_all", "save_restore"))
+        # Under a request limit the roads not taken would time the limit; a slow flush they pay once.
+        measure(where, paths, args.repeats, runs, roads_not_taken=args.independent != "requests")
+        found = dict((key, benchlib.median(values) if values else None) for key, values in runs.items())
+        share = (found["check"] + found["restore"]) / found["gate"]
+        rows.append((label, "%.2f" % found["check"], "%.1f" % found["gate"], "%.1f%%" % (100 * found["check"] / found["gate"]),
+                     "%.2f" % found["restore"], "%.1f%%" % (100 * share),
+                     *("-" if found[key] is None else "%.2f" % found[key] for key in ("zero_all", "save_restore")),
+                     "yes" if share <= 0.10 else "**no**"))
     benchlib.table("The probe region: check, restore and save/restore (512 MiB region, %d s probe, median of %d%s)"
-                   % (PROBE_SECONDS, args.repeats, ", independent disks" if args.independent else ""),
+                   % (PROBE_SECONDS, args.repeats, {"requests": ", disks limited in write requests",
+                                                    "flush": ", disks slow at the flush"}.get(args.independent, "")),
                    ("disks", "region check s", "gate s", "check / gate", "restore after a probe s",
                     "(check + restore) / gate", "zero whole region s", "save/restore s",
                     "check + restore <= 10% of gate"), rows,

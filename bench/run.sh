@@ -8,7 +8,7 @@ cd "$REPO_ROOT/bench" || exit 1
 name="${1:?usage: bench/run.sh NAME [ARGS...] | loop | lab | all}"
 shift
 
-loop_set=("probe_fidelity" "probe_fidelity --written" "gating_scale" "gating_scale --independent" "region_check" "content_check" "adaptive" "fleet_report" "controller_per_host" "noatime --fs xfs" "noatime --fs ext4" "read_verdict")
+loop_set=("probe_fidelity" "probe_fidelity --written" "probe_fidelity --independent flush" "gating_scale" "gating_scale --independent" "gating_scale --independent flush" "region_check" "region_check --independent flush" "content_check" "adaptive" "fleet_report" "controller_per_host" "noatime --fs xfs" "noatime --fs ext4" "read_verdict")
 lab_set=("probe_fidelity --lab" "region_check --lab" "adaptive --lab" "max_sectors_kb" "noatime --lab" "nochange_run" "read_verdict --lab --trials 2 --runtime 2")
 case "$name" in
   loop) runs=("${loop_set[@]}") ;;
