@@ -29,6 +29,16 @@ def run(argv, check=True):
     return done
 
 
+def offers_scheduler(disk, name):
+    """Whether the kernel can give ``disk`` the I/O scheduler ``name``: in its list already, or a
+    module that modprobe finds (a kernel without loadable modules has no /proc/modules). A test
+    host's kernel may lack one, as some built without modules lack bfq."""
+    with open("/sys/block/%s/queue/scheduler" % disk.name) as handle:
+        if name in handle.read().replace("[", " ").replace("]", " ").split():
+            return True
+    return os.path.exists("/proc/modules") and run(["modprobe", "--dry-run", "--", name], check=False).returncode == 0
+
+
 class LoopDisk:
     def __init__(self, path, backing):
         self.path = path
