@@ -13,7 +13,7 @@ pair get the same pace of their own, one row per kind of benchlib.paced_loop_dis
 consumer and an HDD-like disk): the disk, not the shared backing disk, sets the pace, as on a
 real drive; "requests" limits its write requests, "flush" slows its flushes alone.
 
-usage: bench/run.sh probe_fidelity [--pairs 5] [--runtime 5] [--written | --independent [requests|flush]] [--lab]
+usage: bench/run.sh probe_fidelity [--pairs 5] [--runtime 5] [--written | --independent [requests|flush]] [--lab [--disks SERIAL ...]]
 Needs root (loop devices, or QEMU for --lab).
 """
 
@@ -45,7 +45,7 @@ def pairs_of_disks(args):
         # The lab gate's probe region: zeroing 512 MiB costs the slow disk minutes a run.
         region = dict(region_size_mib=benchlib.lab_gate_variables()["disk_gate_region_size_mib"])
         with benchlib.lab_vm() as vm:
-            yield [("%s (lab, %s)" % (serial, vm.accel), vm, region, vm.path_of(serial), None) for serial in LAB_DISKS]
+            yield [("%s (lab, %s)" % (serial, vm.accel), vm, region, vm.path_of(serial), None) for serial in args.disks]
     elif args.independent == "requests":
         yield [("two fresh loop disks a pair, each limited to %d write requests/s" % limit, None, None, None, limit)
                for limit in benchlib.INDEPENDENT_WRITE_REQUESTS]
@@ -92,6 +92,7 @@ def main():
     parser.add_argument("--written", action="store_true", help="loop disks with every block of their backing files written")
     benchlib.add_pace_option(parser)
     parser.add_argument("--lab", action="store_true", help="compare on a lab VM's fast disks instead of loop disks")
+    parser.add_argument("--disks", nargs="+", default=LAB_DISKS, metavar="SERIAL", help="with --lab: these lab disks only")
     args = parser.parse_args()
     if args.written and args.independent:
         parser.error("--written and --independent are two ways to pace a loop disk: choose one")
