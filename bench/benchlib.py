@@ -156,7 +156,9 @@ def independent(disks, limits=INDEPENDENT_WRITE_REQUESTS):
         yield given
 
 
-PACES = ("requests", "flush")
+# Each pace of paced_loop_disks, with what a table's title says of its disks.
+PACE_TITLES = {"requests": ", disks limited in write requests", "flush": ", disks slow at the flush"}
+PACES = tuple(PACE_TITLES)
 
 
 @contextlib.contextmanager

@@ -117,7 +117,7 @@ def main():
                      "%.2f" % vs_one, "%.1f" % hand[count], "%.3f" % (full[count] / hand[count]), "%.3f" % vs_hand,
                      "yes" if same[count] else "**no**", "yes" if met and same[count] else "**no**"))
     settings = "".join(", %s %s" % (name, value) for name, value in options.items())
-    settings += {"requests": ", disks limited in write requests", "flush": ", disks slow at the flush"}.get(args.independent, "")
+    settings += benchlib.PACE_TITLES.get(args.independent, "")
     settings += ", all of one kind" if args.kinds and len(args.kinds) == 1 else ""
     benchlib.table("Gating time against disk count (%d s probes, median of %d%s)" % (args.runtime, args.repeats, settings),
                    ("disks", "module full s", "full x 1 disk", "module adaptive s", "adaptive x 1 disk",

@@ -122,8 +122,7 @@ def main():
                      *("-" if found[key] is None else "%.2f" % found[key] for key in ("zero_all", "save_restore")),
                      "yes" if share <= 0.10 else "**no**"))
     benchlib.table("The probe region: check, restore and save/restore (512 MiB region, %d s probe, median of %d%s)"
-                   % (PROBE_SECONDS, args.repeats, {"requests": ", disks limited in write requests",
-                                                    "flush": ", disks slow at the flush"}.get(args.independent, "")),
+                   % (PROBE_SECONDS, args.repeats, benchlib.PACE_TITLES.get(args.independent, "")),
                    ("disks", "region check s", "gate s", "check / gate", "restore after a probe s",
                     "(check + restore) / gate", "zero whole region s", "save/restore s",
                     "check + restore <= 10% of gate"), rows,
