@@ -269,8 +269,7 @@ def test_a_change_measured_worse_is_undone_and_stays_undone_after_reboot(host):
     model_rule = 'ENV{ID_MODEL}=="CEPHOPS_SATA_HDD_7200RPM_8TB"'
     assert model_rule in rules and 'ATTR{queue/max_sectors_kb}="16"' in rules, rules
     # The disk's own rule matches its serial; its comment names the disk as the kernel called it
-    # when the rule was written, which a boot may call otherwise (the SATA and SCSI controllers
-    # are probed in either order).
+    # when the rule was written, which a later boot may call otherwise (one did in a whole run).
     lines = rules.splitlines()
     own = [index for index, line in enumerate(lines) if 'ENV{ID_SERIAL_SHORT}=="%s"' % HDD_SERIAL in line]
     assert len(own) == 1 and own[0] > 0, rules
