@@ -43,7 +43,6 @@ NOT_READ = ("docs/", "changelogs/", "README.md", "bench/", "lab/", "molecule/", 
 # Environment that changes what an integration test does or where it looks.
 ENVIRONMENT = ("CI", "CEPHOPS_DIRECT_MODULES", "CEPHOPS_TEST_PYTHON", "CEPH_ANSIBLE_DIR", "CEPH_ANSIBLE_9_DIR",
                "CONFIG_TEMPLATE_DIR", "CONFIG_TEMPLATE_3_DIR")
-SCENARIO_NOT_READ = ("docs/", "changelogs/", "README.md", "bench/", "tests/unit/", ".ci/")
 TEST_FILE = re.compile(r"^tests/integration/test_\w+\.py$")
 
 
@@ -226,35 +225,11 @@ def record(run, junit, rc):
     sys.stderr.write("%s: %d of %d test files run passed and are kept as proven\n" % (run, len(passed), len(ran)))
 
 
-def scenario_key(scenario):
-    """A lab scenario reads all but the docs, the benchmarks and the test files of the unit and
-    integration stages: its own tests import the integration stage's helpers (modulerun), never
-    its test files."""
-    names = [n for n in checkout_files() if not n.startswith(SCENARIO_NOT_READ) and not TEST_FILE.match(n)]
-    lines = run_lines("lab-" + scenario, os.environ.get("CEPHOPS_LAB_SUITE", "")) + tree_lines(REPO_ROOT, names)
-    return hashlib.sha256("\n".join(lines + peer_lines()).encode()).hexdigest()[:32]
-
-
-def scenario(command, name):
-    key = scenario_key(name)
-    if command == "scenario-record":
-        keep("lab-" + key)
-        sys.stderr.write("lab scenario %s: its pass is kept as proven\n" % name)
-        return
-    entry = kept("lab-" + key)
-    if entry:
-        commit, date = entry
-        print("lab scenario %s passed at %s on %s on these same inputs (key %s): not run again "
-              "(CEPHOPS_REUSE=0 runs it)" % (name, commit[:12], date, key[:16]))
-
-
 def main(argv):
     if len(argv) >= 3 and argv[0] == "select":
         select(argv[1], argv[2], argv[3:])
     elif len(argv) == 4 and argv[0] == "record":
         record(argv[1], argv[2], int(argv[3]))
-    elif len(argv) == 2 and argv[0] in ("scenario-select", "scenario-record"):
-        scenario(argv[0], argv[1])
     else:
         sys.exit(__doc__)
 

@@ -110,21 +110,3 @@ def test_another_run_or_marker_or_environment_is_another_proof(checkout):
     assert checkout.to_run("integration", "cores")[0] == set(TESTS)
     assert checkout.to_run(CEPHOPS_DIRECT_MODULES="1")[0] == set(TESTS)
     assert checkout.to_run()[0] == set()
-
-
-def test_a_lab_scenario_runs_again_unless_only_the_docs_or_other_stages_tests_changed(checkout):
-    def proven():
-        return checkout.proven("scenario-select", "default").stdout
-
-    assert proven() == ""
-    checkout.proven("scenario-record", "default")
-    assert proven().startswith("lab scenario default passed at no-commit on ")
-    for unread in ("docs/disk_facts.md", "tests/integration/test_plain.py"):
-        checkout.write(unread)
-        assert proven() != "", unread
-    # The integration helpers the lab's tests import are read, as is all the rest.
-    for change in ("tests/integration/conftest.py", "molecule/default/verify.yml", "../shared/peers/ceph-ansible/a"):
-        checkout.write(change)
-        assert proven() == "", change
-        checkout.proven("scenario-record", "default")
-    assert checkout.proven("scenario-select", "default", CEPHOPS_REUSE="0").stdout == ""
