@@ -90,8 +90,9 @@ def compare(args, vm, region, path, kind, label):
 
 
 def median_interval(values, confidence=0.95):
-    """(low, high, coverage): the widest-needed order statistics of ``values`` that hold their
-    median with at least ``confidence``; with too few values, the extremes and what they cover."""
+    """(low, high, coverage): the innermost pair of order statistics of ``values`` (the k-th lowest
+    and the k-th highest) that holds their true median with at least ``confidence``; with too few
+    values for that, the extremes and the confidence they give."""
     ordered, n = sorted(values), len(values)
     k, below = 1, 1 / 2 ** n  # the k-th lowest and highest; P(fewer than k values lie below the median)
     while k < (n + 1) // 2:
