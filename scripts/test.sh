@@ -64,18 +64,29 @@ run_pytest() {
   "$VIRTUAL_ENV/bin/python3" -m pytest -q -p no:cacheprovider --durations=30 --junitxml="$LOG_DIR/$name.junit.xml" "$@"
 }
 
+# audited COMMAND...: COMMAND with the audit of scripts/proven.py on (scripts/audit/sitecustomize.py
+# in every Python process it starts notes the files of the checkout and the peers each test
+# file reads) into a fresh .build/audit-$AUDIT_RUN.
+audited() {
+  local folder="$BUILD_DIR/audit-$AUDIT_RUN"
+  rm -rf "$folder" && mkdir -p "$folder"
+  CEPHOPS_AUDIT_DIR="$folder" CEPHOPS_AUDIT_ROOTS="$REPO_ROOT:$PEERS_DIR" \
+    PYTHONPATH="$REPO_ROOT/scripts/audit${PYTHONPATH:+:$PYTHONPATH}" "$@"
+}
+
 # proven_pytest NAME MARKER PYTEST-ARGS...: run_pytest NAME over the integration test files
 # (with `-m MARKER` where MARKER is given) but those that passed before on these same inputs
-# (scripts/proven.py says which, and why a file runs), then keeps the passes of this run.
+# (scripts/proven.py says which, and why a file runs), audited, then keeps the passes of this
+# run where it was complete and clean; a file read outside its key fails the run.
 proven_pytest() {
   local name="$1" marker="$2" files rc=0
   shift 2
-  files="$(python3 "$REPO_ROOT/scripts/proven.py" select "$name" "$marker" tests/integration/test_*.py)" || return 1
+  files="$(CEPHOPS_PYTEST_ARGS="$*" python3 "$REPO_ROOT/scripts/proven.py" select "$name" "$marker" tests/integration/test_*.py)" || return 1
   [ -n "$files" ] || return 0
   rm -f "$LOG_DIR/$name.junit.xml"
   # shellcheck disable=SC2086 # one test file a line, no spaces in their names
-  run_pytest "$name" ${marker:+-m "$marker"} "$@" $files || rc=$?
-  python3 "$REPO_ROOT/scripts/proven.py" record "$name" "$LOG_DIR/$name.junit.xml" "$rc" || return 1
+  AUDIT_RUN="$name" audited run_pytest "$name" -p sitecustomize ${marker:+-m "$marker"} "$@" $files || rc=$?
+  AUDIT_RUN="$name" python3 "$REPO_ROOT/scripts/proven.py" record "$name" "$LOG_DIR/$name.junit.xml" "$rc" || return 1
   # pytest's 5: none of the files left to run holds a test of MARKER.
   [ "$rc" -eq 5 ] && [ -n "$marker" ] && rc=0
   return "$rc"
@@ -178,10 +189,12 @@ start_lab_image() {
     # Then the rotation's own images, off its path: built in its stage, a release's image came
     # after the integration stage, with one core otherwise idle at the end of the run. Their
     # build lock makes the rotation's VMs wait for a build still under way.
-    [[ " ${STAGES[*]} " == *" rotation "* ]] && pick_rotation 2>/dev/null && case "$ROTATION_PICK" in
-      releases) for suite in "${LAB_RELEASES[@]}"; do python3 lab/labctl.py --suite "$suite" image || exit 1; done ;;
-      ceph) python3 lab/labctl.py --variant ceph image ;;
-    esac >"$LOG_DIR/rotation-image.log" 2>&1
+    [[ " ${STAGES[*]} " == *" rotation "* ]] && pick_rotation 2>/dev/null && for pick in $ROTATION_PICK; do
+      case "$pick" in
+        releases) for suite in "${LAB_RELEASES[@]}"; do python3 lab/labctl.py --suite "$suite" image || exit 1; done ;;
+        ceph) python3 lab/labctl.py --variant ceph image ;;
+      esac
+    done >"$LOG_DIR/rotation-image.log" 2>&1
   ) &
   LAB_IMAGE_STARTED=1
 }
@@ -213,54 +226,37 @@ molecule_timed() {
   return "${PIPESTATUS[0]}"
 }
 
-# What a lab scenario's steps before verify read: the collection's runtime files, the lab, the
-# toolchain's locks and the scenario's playbooks (the default scenario's, which the others
-# borrow, too). Its tests are not among them: a change to a lab test alone boots the state these
-# inputs converged to.
-CONVERGE_INPUTS=(galaxy.yml meta plugins roles playbooks molecule/shared .config/molecule lab scripts/env.sh
-  scripts/requirements.txt ':(glob)molecule/default/*.yml' ':(exclude,glob)molecule/*/tests/**')
 # The steps between create and verify whose outcome a scenario keeps: the scenario's own sequence
 # less its reboot (side_effect in the default one), for which the boot of the kept disks stands.
 declare -A KEPT_STEPS=([default]="prepare converge idempotence" [releases]="prepare converge idempotence"
   [ceph]="prepare converge" [fleet]="converge side-effect")
-# The ceph scenario's osds play comes from the ceph-ansible and openstack.config_template
-# snapshots beside the project (molecule/ceph/converge.yml): they are its inputs too.
-PEERS_DIR="$REPO_ROOT/../shared/peers"
-CEPH_PEERS=("${CEPH_ANSIBLE_DIR:-$PEERS_DIR/ceph-ansible-stable-8.0}" "${CONFIG_TEMPLATE_DIR:-$PEERS_DIR/openstack-config_template-1.2.1}")
+# The peer snapshots beside the checkout: the ceph scenario's osds play comes from its ceph-ansible
+# and openstack.config_template (molecule/ceph/converge.yml); tests read them too.
+PEERS_DIR="$(cd "$REPO_ROOT/.." && pwd)/shared/peers"
 
-# converge_key SCENARIO: a hash of the content of every file the scenario's steps before verify
-# read (tracked or new) and of the release, short.
-converge_key() {
-  local peer
-  {
-    echo "scenario=$1 suite=${CEPHOPS_LAB_SUITE:-}"
-    git ls-files -z --cached --others --exclude-standard -- "${CONVERGE_INPUTS[@]}" "molecule/$1" | sort -z |
-      xargs -0 sha256sum 2>&1
-    # Paths relative to each snapshot: a clone elsewhere finds the same key.
-    [ "$1" = ceph ] && for peer in "${CEPH_PEERS[@]}"; do
-      (cd "$peer" && find -L . -type f -not -path './.git/*' -print0 | sort -z | xargs -0 sha256sum) 2>&1
-    done
-  } | sha256sum | cut -c1-16
-}
-
-# lab_kept SCENARIO: a lab scenario as `molecule test` runs it, with the state its steps before
-# verify leave kept: after them (KEPT_STEPS) the guests are shut down, and their disks, write
-# limits and the reports left on the controller are kept under converge_key; verify runs on the
-# guests booted again from them (a cold boot through grub stands for the reboot). When that key's
-# state is kept already, the run boots it and goes straight to verify: those steps passed on
-# these very inputs. A kept state whose verify fails in a later run is dropped, so the run after
-# makes it again; in the run that made it, a failing verify more likely lies in a test, whose fix
-# the next run then proves on the same state.
+# lab_kept SCENARIO: a lab scenario as `molecule test` runs it, its verify audited, with what
+# passed kept by scripts/proven.py. Where its verify passed on these very inputs (lab-select),
+# nothing runs. Else, after its steps before verify (KEPT_STEPS) the guests are shut down, and their
+# disks, write limits and the reports left on the controller are kept under the key of what those
+# steps read (lab-key); verify runs on the guests booted again from them (a cold boot through grub
+# stands for the reboot). Where that key's state is kept already (and young enough, `fresh`), the
+# run boots it and goes straight to verify. A kept state whose verify fails in a later run is
+# dropped, so the run after makes it again; in the run that made it, a failing verify more likely
+# lies in a test, whose fix the next run then proves on the same state.
 lab_kept() {
-  local scenario="$1" key saved step made="" rc=0
+  local scenario="$1" key saved step made="" rc=0 proven=(python3 "$REPO_ROOT/scripts/proven.py")
   local labctl=(python3 lab/labctl.py --state-dir "$REPO_ROOT/.lab/${CEPHOPS_LAB_SUITE:-molecule}-$1")
-  key="$(converge_key "$scenario")"
+  local junit="$LOG_DIR/${CEPHOPS_LAB_SUITE:-lab}-$scenario.junit.xml"
+  "${proven[@]}" lab-select "$scenario" && return 0
+  key="$("${proven[@]}" lab-key "$scenario")" || return 1
   saved="$CEPHOPS_CACHE/lab/converged-${CEPHOPS_LAB_SUITE:-$scenario}-$key"
   molecule_timed destroy -s "$scenario" || return 1
-  if [ -d "$saved" ]; then
+  if "${proven[@]}" fresh "$saved"; then
     printf -- '--> state %s kept: booting it, no %s\n' "$key" "${KEPT_STEPS[$scenario]}"
   else
-    printf -- '--> no state %s kept: %s, then keeping it\n' "$key" "${KEPT_STEPS[$scenario]}"
+    printf -- '--> no state %s kept%s: %s, then keeping it\n' "$key" \
+      "$([ "${CEPHOPS_REUSE:-1}" = 0 ] && echo " that CEPHOPS_REUSE=0 lets a run use")" "${KEPT_STEPS[$scenario]}"
+    rm -rf "$saved"
     molecule_timed syntax -s "$scenario" && molecule_timed create -s "$scenario" || rc=1
     for step in ${KEPT_STEPS[$scenario]}; do
       [ "$rc" -eq 0 ] && { molecule_timed "$step" -s "$scenario" || rc=1; }
@@ -270,18 +266,22 @@ lab_kept() {
     [ "$rc" -eq 0 ] || return 1
     made=1
   fi
-  if ! CEPHOPS_LAB_SAVED="$saved" molecule_timed create -s "$scenario" || ! molecule_timed verify -s "$scenario"; then
-    [ -n "$made" ] || rm -rf "$saved"
+  rm -f "$junit"
+  if CEPHOPS_LAB_SAVED="$saved" molecule_timed create -s "$scenario"; then
+    AUDIT_RUN="lab-$scenario${CEPHOPS_LAB_SUITE:+-$CEPHOPS_LAB_SUITE}" audited molecule_timed verify -s "$scenario" || rc=1
+  else
     rc=1
   fi
+  AUDIT_RUN="lab-$scenario${CEPHOPS_LAB_SUITE:+-$CEPHOPS_LAB_SUITE}" "${proven[@]}" lab-record "$scenario" "$junit" "$rc" || rc=1
+  [ "$rc" -eq 0 ] || [ -n "$made" ] || rm -rf "$saved"
   molecule_timed destroy -s "$scenario" || rc=1
   return "$rc"
 }
 
 stage_lab() {
   # One host through site.yml, idempotence, a reboot and every test of the zoo, the
-  # field-drive tests (marked `drives`) among them. Its verify runs in every run, on the kept
-  # state where nothing the converge reads changed: no run of `make test` goes without them.
+  # field-drive tests (marked `drives`) among them. Its verify runs wherever one of its inputs
+  # changed (or its pass is 7 days old), on the kept state where nothing the converge reads changed.
   lab_image_ready && lab_kept default
 }
 
@@ -320,7 +320,7 @@ stage_lab_releases() {
     (
       start=$SECONDS
       export CEPHOPS_LAB_SUITE="$suite" MOLECULE_EPHEMERAL_DIRECTORY="$REPO_ROOT/.lab/$suite-releases.molecule"
-      if PYTEST_ADDOPTS="-m 'not drives and not same_on_every_release'" lab_kept releases; then
+      if lab_kept releases; then
         echo "$suite: PASS in $((SECONDS - start)) s"
       else
         echo "$suite: FAIL in $((SECONDS - start)) s"
@@ -340,14 +340,16 @@ stage_lab_releases() {
   return "$failed"
 }
 
-# One more lab scenario per run, chosen by scripts/lab_rotation.sh; the run says which and why.
+# One more lab scenario per run, chosen by scripts/lab_rotation.sh (every one with
+# CEPHOPS_ROTATION=all); the run says which and why.
 stage_rotation() {
-  local rc=0
+  local rc=0 pick
   lab_image_ready || return 1
   pick_rotation || return 1
   printf 'rotation: %s, because %s\n' "$ROTATION_PICK" "$ROTATION_WHY"
-  "stage_lab_$ROTATION_PICK" || rc=$?
-  [ "$rc" -eq 0 ] && record_rotation "$ROTATION_PICK"
+  for pick in $ROTATION_PICK; do
+    if "stage_lab_$pick"; then record_rotation "$pick"; else rc=1; fi
+  done
   return "$rc"
 }
 
