@@ -1,8 +1,12 @@
 # The two commands of the README, plus the single stages of the test suite.
-.PHONY: test demo lint sanity units integration cores rotation lab lab-fleet lab-ceph lab-releases
+.PHONY: test test-full demo lint sanity units integration cores rotation lab lab-fleet lab-ceph lab-releases
 
 test:
 	bash scripts/test.sh
+
+# Everything, nothing reused: every pytest file, every lab scenario converged and verified anew.
+test-full:
+	CEPHOPS_REUSE=0 CEPHOPS_ROTATION=all bash scripts/test.sh
 
 demo:
 	bash scripts/demo.sh

@@ -14,7 +14,8 @@ ROTATION=(
 # runs), kept with the other caches so that a fresh clone on the same machine continues the round.
 ROTATION_RECORD="$CEPHOPS_CACHE/rotation"
 
-# pick_rotation: sets ROTATION_PICK and ROTATION_WHY: the scenario CEPHOPS_ROTATION names, else
+# pick_rotation: sets ROTATION_PICK and ROTATION_WHY: the scenario CEPHOPS_ROTATION names (`all`:
+# every one, in turn, as make test-full runs them), else
 # 1. a scenario that has missed the last len(ROTATION)-1 passing runs (so each one runs at least
 #    every len(ROTATION)-th passing run, however often another one's files change);
 # 2. a scenario whose own paths changed since its last passing run (since the commit before
@@ -25,6 +26,10 @@ pick_rotation() {
   local entry name paths run commit since last=0 n=${#ROTATION[@]} oldest="" oldest_run=""
   local -A COMMIT
   mkdir -p "$ROTATION_RECORD"
+  if [ "${CEPHOPS_ROTATION:-}" = all ]; then
+    ROTATION_PICK="${ROTATION[*]%%:*}" ROTATION_WHY="CEPHOPS_ROTATION=all names every one"
+    return
+  fi
   if [ -n "${CEPHOPS_ROTATION:-}" ]; then
     for entry in "${ROTATION[@]}"; do
       if [ "${entry%%:*}" = "$CEPHOPS_ROTATION" ]; then

@@ -113,3 +113,10 @@ def test_cephops_rotation_names_the_scenario(checkout):
         "releases|CEPHOPS_ROTATION names it"
     assert checkout.bash("CEPHOPS_ROTATION=drives; pick_rotation 2>&1 || echo refused") == \
         "CEPHOPS_ROTATION=drives names no scenario of the rotation (fleet ceph releases)\nrefused"
+
+
+def test_all_names_every_scenario_in_turn(checkout):
+    env = dict(os.environ, CEPHOPS_CACHE=str(checkout.cache), CEPHOPS_ROTATION="all")
+    picked = subprocess.run(["bash", "-c", 'source %s && pick_rotation && echo "$ROTATION_PICK"' % os.path.abspath(SCRIPT)],
+                            cwd=str(checkout.path), env=env, check=True, capture_output=True, text=True).stdout.split()
+    assert picked == list(SCENARIOS)
