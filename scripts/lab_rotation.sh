@@ -16,6 +16,8 @@ ROTATION_RECORD="$CEPHOPS_CACHE/rotation"
 
 # pick_rotation: sets ROTATION_PICK and ROTATION_WHY: the scenario CEPHOPS_ROTATION names (`all`:
 # every one, in turn, as make test-full runs them), else
+# 0. the scenario whose last passing run was of this very commit: a run of the same commit again
+#    (CI after a run by hand, a run again in another clone) picks what passed, whose verify is kept;
 # 1. a scenario that has missed the last len(ROTATION)-1 passing runs (so each one runs at least
 #    every len(ROTATION)-th passing run, however often another one's files change);
 # 2. a scenario whose own paths changed since its last passing run (since the commit before
@@ -46,6 +48,12 @@ pick_rotation() {
     COMMIT[$name]=$commit
     [ "$run" -gt "$last" ] && last=$run
     if [ -z "$oldest_run" ] || [ "$run" -lt "$oldest_run" ]; then oldest=$name oldest_run=$run; fi
+  done
+  for entry in "${ROTATION[@]}"; do
+    if [ -n "${COMMIT[${entry%%:*}]}" ] && [ "${COMMIT[${entry%%:*}]}" = "$(git rev-parse -q --verify HEAD)" ]; then
+      ROTATION_PICK="${entry%%:*}" ROTATION_WHY="it passed a rotation run of this very commit"
+      return
+    fi
   done
   if [ "$last" -eq 0 ]; then
     run="$(git rev-list --count HEAD)"

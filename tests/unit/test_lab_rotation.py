@@ -120,3 +120,10 @@ def test_all_names_every_scenario_in_turn(checkout):
     picked = subprocess.run(["bash", "-c", 'source %s && pick_rotation && echo "$ROTATION_PICK"' % os.path.abspath(SCRIPT)],
                             cwd=str(checkout.path), env=env, check=True, capture_output=True, text=True).stdout.split()
     assert picked == list(SCENARIOS)
+
+
+def test_a_run_of_the_same_commit_again_picks_what_passed_on_it(checkout):
+    first = checkout.passes()
+    assert checkout.pick() == (first, "it passed a rotation run of this very commit")
+    checkout.commit("next")
+    assert checkout.pick()[0] != first
