@@ -23,8 +23,8 @@ A test file's key hashes
   run uses (INSTALLED: their files, not their names);
 - every file of the checkout (tracked or new) but the docs, changelogs, README.md, bench/, lab/,
   molecule/, .ci/ and tests/, with its mode;
-- of tests/, the integration helpers (every file of tests/integration/ but the test files) and
-  the test file itself, with every Python file under tests/ it imports (by module name, wherever
+- of tests/, the integration helpers (every file of tests/integration/ but the test files), the
+  captured outputs of tests/unit/fixtures, and the test file itself, with every Python file under tests/ it imports (by module name, wherever
   it lives: a helper of the unit tests counts too), with theirs;
 - where the file uses REPO_ROOT (it reads the checkout itself), every file of the checkout but
   the other test files, and every file of the peer snapshots; where it uses REPO_ROOT only as os.path.dirname(REPO_ROOT), the peers.
@@ -76,6 +76,9 @@ ALLOWED_SKIPS = ("offers no bfq", "udev runs on this host")
 # Options by which a caller narrows a pytest run.
 NARROWING = re.compile(r"^(-k|-m|--deselect|--ignore|--ignore-glob|-x|--exitfirst|--maxfail|--lf|--last-failed|"
                        r"--sw|--stepwise|--co|--collect-only)(=|$)")
+# Of tests/, what every integration test file may read: its helpers, playbooks and stand-ins, and
+# the captured outputs under tests/unit/fixtures (test_disk_health.py, test_kernel_cmdline.py).
+SHARED_TESTS = ("tests/integration/", "tests/unit/fixtures/")
 TEST_FILE = re.compile(r"^tests/(\w+/)*test_\w+\.py$")
 # What a lab scenario's steps before verify read: the collection's runtime files, every script
 # and lock, the lab and the scenario's playbooks (the default scenario's, which the others borrow,
@@ -304,9 +307,9 @@ def reads_beside(source):
 
 
 def shared_names(names):
-    """The checkout's files every integration test file's key holds."""
-    return [n for n in names if not n.startswith(NOT_READ)
-            or (n.startswith("tests/integration/") and not TEST_FILE.match(n))]
+    """The checkout's files every integration test file's key holds: the helpers and the fixtures
+    (captured outputs the unit tests share) with the rest."""
+    return [n for n in names if not n.startswith(NOT_READ) or n.startswith(SHARED_TESTS) and not TEST_FILE.match(n)]
 
 
 def key_files(run, selection, tests):

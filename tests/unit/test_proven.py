@@ -21,6 +21,8 @@ SOURCES = {
     "molecule/default/tests/test_lab.py": "def test_lab():\n    pass\n",
     "tests/integration/conftest.py": "REPO_ROOT = None  # the fixtures\n",
     "tests/unit/plugins/plugin_utils/ceph_spec.py": "def validate():\n    pass\n",
+    "tests/unit/fixtures/grub/debian12_default_grub": "GRUB_CMDLINE_LINUX=\"\"\n",
+    "tests/unit/plugins/test_other.py": "def test_unit():\n    pass\n",
     ".gitignore": ".build/\n",
     "tests/integration/test_plain.py": "def test_one():\n    pass\n",
     "tests/integration/test_importer.py": "from test_plain import test_one\n",
@@ -148,7 +150,10 @@ def test_what_a_file_reads_decides_whether_it_runs_again(checkout):
     checkout.write("../shared/peers/ceph-ansible/site.yml")
     assert checkout.to_run()[0] == {"test_checkout.py", "test_peers.py"}, "the peers are read beside the checkout"
     checkout.passes()
-    for shared in ("plugins/modules/disk_facts.py", "tests/integration/conftest.py", "scripts/demo.sh"):
+    checkout.write("tests/unit/plugins/test_other.py")
+    assert checkout.to_run()[0] == set(), "no integration test reads a unit test file"
+    for shared in ("plugins/modules/disk_facts.py", "tests/integration/conftest.py", "scripts/demo.sh",
+                   "tests/unit/fixtures/grub/debian12_default_grub"):
         checkout.write(shared)
         assert checkout.to_run()[0] == set(TESTS), shared
         checkout.passes()
