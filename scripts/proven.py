@@ -231,8 +231,10 @@ def tree_digest(root):
         content.update(("%s %o %s\n" % (os.path.relpath(path, root), os.stat(path).st_mode & 0o7777,
                                         digest(path))).encode())
     os.makedirs(os.path.dirname(memo), exist_ok=True)
-    with open(memo, "w") as handle:
+    # Runs side by side hash the same trees: a reader sees the old memo or the new one, whole.
+    with open("%s.%d" % (memo, os.getpid()), "w") as handle:
         handle.write("%s %s\n" % (signature.hexdigest(), content.hexdigest()))
+    os.replace("%s.%d" % (memo, os.getpid()), memo)
     return content.hexdigest()
 
 
@@ -473,8 +475,10 @@ def image_lines(scenario):
     variant, suite_variable = LAB_IMAGE[scenario]
     suite = os.environ.get(suite_variable or "", "") or labimage.VARIANTS[variant].suites[0]
     images = [labimage.os_image_path(suite, variant)] + [labimage.base_image_path(kind) for kind in labimage.BASE_KINDS]
-    return ["image %s %s" % (os.path.basename(str(path)), tree_digest(str(path)) if os.path.exists(str(path)) else "absent")
-            for path in images]
+    if not all(path.exists() for path in images):
+        # Built here, or waited for where a build of them is under way (its lock): a key is of content.
+        labimage.ensure_images(suite, variant=variant)
+    return ["image %s %s" % (path.name, tree_digest(str(path))) for path in images]
 
 
 def lab_lines(scenario, prefixes):

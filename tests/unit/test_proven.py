@@ -233,7 +233,27 @@ def lab_junit(checkout, outcome="", count=1):
     return str(path)
 
 
+def lab_images(checkout):
+    """Stand-ins for the lab's images where the lab looks for them: a key hashes their content."""
+    sys.path.insert(0, str(checkout.path / "lab"))
+    saved = os.environ.get("CEPHOPS_CACHE")
+    os.environ["CEPHOPS_CACHE"] = str(checkout.cache)
+    try:
+        import labimage  # pylint: disable=import-outside-toplevel
+        paths = [labimage.os_image_path(labimage.DEFAULT_SUITE)] + [labimage.base_image_path(kind)
+                                                                   for kind in labimage.BASE_KINDS]
+    finally:
+        sys.path.pop(0)
+        sys.modules.pop("labimage", None)
+        os.environ.pop("CEPHOPS_CACHE") if saved is None else os.environ.update(CEPHOPS_CACHE=saved)
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
+    for path in paths:
+        path.write_bytes(b"an image")
+    return paths
+
+
 def test_a_lab_verify_is_kept_by_every_input_of_its_converge_and_its_tests(checkout):
+    lab_images(checkout)
     assert checkout.proven("lab-select", "default", expect=1)
     checkout.proven("lab-record", "default", lab_junit(checkout, count=0), "0")
     checkout.proven("lab-select", "default", expect=1)  # no test case: nothing kept
@@ -255,16 +275,7 @@ def test_a_lab_verify_is_kept_by_every_input_of_its_converge_and_its_tests(check
 
 
 def test_the_lab_images_are_keyed_by_their_content(checkout):
-    sys.path.insert(0, str(checkout.path / "lab"))
-    try:
-        import labimage  # pylint: disable=import-outside-toplevel
-        os.environ["CEPHOPS_CACHE"], saved = str(checkout.cache), os.environ.get("CEPHOPS_CACHE")
-        image = labimage.os_image_path(labimage.DEFAULT_SUITE)
-    finally:
-        sys.path.pop(0)
-        os.environ.pop("CEPHOPS_CACHE") if saved is None else os.environ.update(CEPHOPS_CACHE=saved)
-    image.parent.mkdir(parents=True)
-    image.write_bytes(b"an image")
+    image = lab_images(checkout)[0]
     key = checkout.proven("lab-key", "default").stdout
     image.write_bytes(b"the same name, a mirror's newer packages")
     assert checkout.proven("lab-key", "default").stdout != key
