@@ -421,7 +421,7 @@ def audit_reads(run):
     for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else ():
         with open(os.path.join(folder, name)) as handle:
             for line in handle:
-                test, _, path = line.rstrip("\n").partition("\t")
+                test, path = line.rstrip("\n").split("\t", 1)
                 reads.setdefault(os.path.relpath(test, REPO_ROOT) if test else "", set()).add(path)
     return reads
 
@@ -514,9 +514,9 @@ def lab_select(scenario):
                        shared=[n for n in checkout_files() if n.startswith(LAB_CONVERGE_INPUTS + LAB_VERIFY_INPUTS)],
                        checkout=checkout_files(), narrowed=narrowed([])), handle)
     if entry:
+        suite = os.environ.get("CEPHOPS_LAB_SUITE", "")
         sys.stderr.write("lab %s%s: its verify passed on these same inputs at %s, %s; not run again "
-                         "(CEPHOPS_REUSE=0 runs it)\n" % (scenario, " " + os.environ.get("CEPHOPS_LAB_SUITE", ""),
-                                                         entry[0][:12], entry[1]))
+                         "(CEPHOPS_REUSE=0 runs it)\n" % (scenario, " " + suite if suite else "", entry[0][:12], entry[1]))
         return 0
     return 1
 
@@ -529,7 +529,7 @@ def lab_record(scenario, junit, rc):
     for test, name in outside:
         sys.stderr.write("%s: AUDIT: %s read %s, which the verify's key leaves out (scripts/proven.py)\n" % (run, test, name))
     cases = case_outcomes(junit)
-    bad = [(name, outcome, reason) for _, name, outcome, reason in cases if outcome == "failed"
+    bad = [(name, outcome, reason) for _module, name, outcome, reason in cases if outcome == "failed"
            or outcome == "skipped" and not any(allowed in reason for allowed in ALLOWED_SKIPS)]
     why = ("the verify's exit status %d" % rc if rc else "narrowed by %s" % state["narrowed"] if state["narrowed"]
            else "files read outside its key" if outside else "no test case ran" if not cases

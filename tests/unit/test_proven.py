@@ -130,7 +130,7 @@ def test_a_pass_expires_after_seven_days(checkout):
     checkout.passes()
     for name in os.listdir(str(checkout.cache / "proven")):
         path = checkout.cache / "proven" / name
-        commit, _ = path.read_text().split()
+        commit = path.read_text().split()[0]
         old = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=7, minutes=1)
         path.write_text("%s %s\n" % (commit, old.isoformat()))
     assert checkout.to_run()[0] == set(TESTS)
@@ -240,8 +240,8 @@ def lab_images(checkout):
     os.environ["CEPHOPS_CACHE"] = str(checkout.cache)
     try:
         import labimage  # pylint: disable=import-outside-toplevel
-        paths = [labimage.os_image_path(labimage.DEFAULT_SUITE)] + [labimage.base_image_path(kind)
-                                                                   for kind in labimage.BASE_KINDS]
+        paths = [labimage.os_image_path(labimage.DEFAULT_SUITE)]
+        paths += [labimage.base_image_path(kind) for kind in labimage.BASE_KINDS]
     finally:
         sys.path.pop(0)
         sys.modules.pop("labimage", None)
