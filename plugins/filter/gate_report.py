@@ -9,7 +9,7 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 name: gate_report
-short_description: Render the disk gate's fleet report as JSON, JUnit, Markdown, HTML, cephadm spec or text
+short_description: Render the disk gate's fleet report as JSON, JUnit, Markdown, HTML, cephadm spec, Rook storage or text
 version_added: 0.1.0
 description:
   - Takes every host's record from P(cephops.osd_tuning.gate_host#filter), in the order of
@@ -21,7 +21,13 @@ description:
     behind the defaults);
     V(cephadm_spec) OSD service specs of the hosts that passed (under the exclude policy, of
     the disks handed to ceph-osd), laid out as gated (C(data_devices), C(db_devices),
-    C(wal_devices) paths, by-id or WWN links); V(table) the plain-text tables.
+    C(wal_devices) paths, by-id or WWN links), each with its C(crush_device_class);
+    V(rook_storage) the C(storage) section of a Rook CephCluster naming the same data disks
+    (C(useAllDevices) false, nodes by name, devices by stable path with C(config.deviceClass));
+    V(table) the plain-text tables.
+  - Every disk's CRUSH device class is the one P(cephops.osd_tuning.gate_host#filter) chose;
+    where the kernel's rotational flag and what the disk measures disagree, every format flags it
+    with the figure that decided.
   - Every format also shows the fleet per model and firmware (C(models) in V(json)) - each
     group's median and median absolute deviation of sync IOPS and p99 latency, the disks far
     from them (flagged, not blocked) and models that run more than one firmware; in V(junit)
@@ -39,7 +45,7 @@ options:
   output_format:
     description: The document to build.
     type: str
-    choices: [json, junit, markdown, html, cephadm_spec, table]
+    choices: [json, junit, markdown, html, cephadm_spec, rook_storage, table]
     required: true
   hosts:
     description: Every host of the play, in order.
@@ -86,7 +92,7 @@ from jinja2 import Environment, StrictUndefined
 from ansible.errors import AnsibleFilterError
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import write_cache
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import LIST_PARTS, LVM_VOLUMES
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import DEVICES, LIST_PARTS, LVM_VOLUMES
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import stable_path
 
 
@@ -185,6 +191,16 @@ def _write_cache(disk):
     return said
 
 
+def _crush(disk):
+    return (disk.get("device_class") or {}).get("class") or "-"
+
+
+def _class_flag(disk):
+    """Why the disk's class is flagged (its rotational flag and its measurement disagree), or ""."""
+    found = disk.get("device_class") or {}
+    return "%s, %s: %s" % (found["class"] or "unknown", found["source"], found["why"]) if found.get("flagged") else ""
+
+
 def _write_caches(document):
     """[(host, device, words)] of every disk whose write cache the probe was to switch."""
     return [(entry["host"], disk["device"], _write_cache(disk)) for entry in document["hosts"]
@@ -251,6 +267,8 @@ def _disk_notes(document):
                 notes[(entry["host"], disk["device"])] = ["power-loss protection " + _plp(disk)]
             if _write_cache(disk):
                 notes.setdefault((entry["host"], disk["device"]), []).append("write cache " + _write_cache(disk))
+            if _class_flag(disk):
+                notes.setdefault((entry["host"], disk["device"]), []).append("device class " + _class_flag(disk))
     for group in models["groups"]:
         for outlier in group["outliers"]:
             notes.setdefault((outlier["host"], outlier["device"]), []).append(
@@ -312,6 +330,7 @@ class _Environment(Environment):
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
 _ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
+                    crush=_crush, class_flag=_class_flag,
                     md=_md, h=_html, x=_x, label=_label, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
                     write_caches=_write_caches)
@@ -328,6 +347,9 @@ def _aligned(rows):
 
 HOST_TABLE = _ENV.from_string("""\
 {{ table }}
+{% for disk in record.disks if disk | class_flag %}
+{{ ("device class of %s: %s" | format(disk.device, disk | class_flag)) | text }}
+{% endfor %}
 {% for disk in record.disks if disk.plp %}
 {{ ("power-loss protection of %s: %s" | format(disk.device, disk | plp)) | text }}
 {% endfor %}
@@ -343,9 +365,9 @@ disks chosen by: {{ record | chosen_by }}""")
 
 def host_table(record):
     """Plain-text table of one host's disks, the message of a blocked host."""
-    header = ("DEVICE", "CLASS", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "HEALTH", "DECISION", "REASONS")
+    header = ("DEVICE", "CLASS", "CRUSH", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "HEALTH", "DECISION", "REASONS")
     rows = [header] + [tuple(_text(cell) for cell in (
-        d["device"], d["thresholds_class"], d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
+        d["device"], d["thresholds_class"], _crush(d), d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
         _cached(d), (d["plp"] or {}).get("verdict") or "-",
         (d.get("health") or {}).get("status", "-"), _approval(d), "; ".join(d["reasons"])))
         for d in record["disks"]]
@@ -457,14 +479,14 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 - RAID controllers of {{ entry.host | md }}: {{ entry | controllers | md }}.
 {% endfor %}
 
-| Host | Device | Model | Class | Verdict | Sync IOPS | p99 ms | Cached | Power-loss protection | Health | Decision | Reasons |
-| --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- | --- |
+| Host | Device | Model | Class | CRUSH class | Verdict | Sync IOPS | p99 ms | Cached | Power-loss protection | Health | Decision | Reasons |
+| --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- | --- |
 {% for entry in document.hosts %}
 {% if not entry.disks %}
-| {{ entry.host | md }} | - | - | - | {{ entry.status | md }} | - | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
+| {{ entry.host | md }} | - | - | - | - | {{ entry.status | md }} | - | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
 {% endif %}
 {% for disk in entry.disks %}
-| {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk.thresholds_class | md }} | \
+| {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk.thresholds_class | md }} | {{ disk | crush | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
 {{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
@@ -474,6 +496,14 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 
 {% endif %}
 - Write cache of {{ host | md }} {{ device | md }}: {{ said | md }}.
+{% endfor %}
+{% for entry in document.hosts %}
+{% for disk in entry.disks if disk | class_flag %}
+{% if loop.first %}
+
+{% endif %}
+- Device class of {{ entry.host | md }} {{ disk.device | md }}: {{ disk | class_flag | md }}.
+{% endfor %}
 {% endfor %}
 
 {% set models = document.models %}
@@ -615,11 +645,11 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 <p>RAID controllers: {{ entry | controllers | h }}</p>
 {{ svg(entry, settings, document.reference_drives) }}
 {% if entry.disks %}
-<table><tr><th>Device</th><th>Model</th><th>Serial</th><th>Class</th><th>Verdict</th><th>Sync IOPS</th>\
+<table><tr><th>Device</th><th>Model</th><th>Serial</th><th>Class</th><th>CRUSH class</th><th>Verdict</th><th>Sync IOPS</th>\
 <th>p99 ms</th><th>Cached</th><th>Power-loss protection</th><th>Health</th><th>Decision</th><th>Reasons</th></tr>
 {% for disk in entry.disks %}
 <tr><td>{{ disk.device | h }}</td><td>{{ (disk.model or '-') | h }}</td><td>{{ (disk.serial or '-') | h }}</td>\
-<td>{{ disk.thresholds_class | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
+<td>{{ disk.thresholds_class | h }}</td><td>{{ disk | crush | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
 <td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
 <td>{{ disk | health | h }}</td>\
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
@@ -629,6 +659,13 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 {% if loop.first %}<ul>
 {% endif %}
 <li>Write cache of {{ disk.device | h }}: {{ disk | write_cache | h }}</li>
+{% if loop.last %}</ul>
+{% endif %}
+{% endfor %}
+{% for disk in entry.disks if disk | class_flag %}
+{% if loop.first %}<ul>
+{% endif %}
+<li>Device class of {{ disk.device | h }}: {{ disk | class_flag | h }}</li>
 {% if loop.last %}</ul>
 {% endif %}
 {% endfor %}
@@ -681,9 +718,38 @@ _YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 SPEC_PARTS = (("data", "data_devices"), ("db", "db_devices"), ("wal", "wal_devices"))
 
 
-def _osd_spec(service_id, host, paths):
-    return {"service_type": "osd", "service_id": service_id, "placement": {"hosts": [_text(host)]},
-            "spec": dict((key, {"paths": paths[part]}) for part, key in SPEC_PARTS if paths.get(part))}
+def _osd_spec(service_id, host, paths, device_class=None):
+    spec = dict((key, {"paths": paths[part]}) for part, key in SPEC_PARTS if paths.get(part))
+    if device_class:
+        spec["crush_device_class"] = device_class
+    return {"service_type": "osd", "service_id": service_id, "placement": {"hosts": [_text(host)]}, "spec": spec}
+
+
+def _class_of(disk):
+    return (disk.get("device_class") or {}).get("class")
+
+
+def _batch_specs(prefix, entry, batch, disks, stable, notes):
+    """The batch's specs: one with the class its data disks share; one per class where they
+    differ and no DB or WAL disk is shared (a spec takes one class); else one without, noted."""
+    groups = {}
+    for device in batch["data"]:
+        groups.setdefault(_class_of(disks[device]), []).append(device)
+
+    def spec(service_id, data, device_class):
+        paths = dict(batch, data=data)
+        return _osd_spec(service_id, entry["cephadm_host"],
+                         dict((part, [stable[d] for d in devices]) for part, devices in paths.items()), device_class)
+
+    if len(groups) == 1:
+        return [spec(_service_id(prefix, entry["host"]), batch["data"], list(groups)[0])]
+    if not (batch["db"] or batch["wal"]):
+        return [spec(_service_id(prefix, entry["host"], device_class or "unclassified"), groups[device_class], device_class)
+                for device_class in sorted(groups, key=lambda c: c or "")]
+    notes.append("%s: data disks of classes %s share DB/WAL disks, and a spec takes one class: set each OSD's with "
+                 "`ceph osd crush set-device-class` after deployment"
+                 % (entry["host"], ", ".join(sorted(c or "unknown" for c in groups))))
+    return [spec(_service_id(prefix, entry["host"]), batch["data"], None)]
 
 
 def _host_specs(prefix, entry, notes):
@@ -695,17 +761,15 @@ def _host_specs(prefix, entry, notes):
     stable = dict((device, _text(stable_path(d["given"], d["links"], device))) for device, d in disks.items())
     handover = entry["handover"]
     batch = dict((part, handover.get(variable, [])) for variable, part in LIST_PARTS)
-    specs = []
-    if batch["data"]:
-        specs.append(_osd_spec(_service_id(prefix, entry["host"]), entry["cephadm_host"],
-                               dict((part, [stable[d] for d in devices]) for part, devices in batch.items())))
+    specs = _batch_specs(prefix, entry, batch, disks, stable, notes) if batch["data"] else []
     for index in handover.get(LVM_VOLUMES, []):
         parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == [LVM_VOLUMES, index]]
         if any(d["verdict"] == "not_probed" for _part, d in parts):
             notes.append("%s: lvm_volumes entry %d left out: it names an LV or a partition" % (entry["host"], index))
             continue
         specs.append(_osd_spec(_service_id(prefix, entry["host"], "lvm", index), entry["cephadm_host"],
-                               dict((part, [stable[d["device"]]]) for part, d in parts)))
+                               dict((part, [stable[d["device"]]]) for part, d in parts),
+                               next((_class_of(d) for part, d in parts if part == "data"), None)))
     return specs
 
 
@@ -719,9 +783,8 @@ def to_cephadm_spec(document):
     settings = document.get("settings") or {}
     prefix = settings.get("cephadm_service_id") or "gated"
     specs, notes = [], []
-    for entry in document["hosts"]:
-        if entry["passed"] or (settings.get("policy") == "exclude" and entry["status"] != "no_result"):
-            specs += _host_specs(prefix, entry, notes)
+    for entry in _passed_entries(document):
+        specs += _host_specs(prefix, entry, notes)
     notes += ["%s %s: fleet outlier: %s" % (outlier["host"], outlier["device"], _outlier(outlier))
               for group in document["models"]["groups"] for outlier in group["outliers"]]
     notes += ["mixed firmware: %s: %s" % (mixed["model"], _firmware_mix(mixed))
@@ -731,11 +794,68 @@ def to_cephadm_spec(document):
               for host, disk in disks if (disk["plp"] or {}).get("verdict") == "unlikely"]
     notes += ["%s %s: health %s" % (host, disk["device"], _health(disk))
               for host, disk in disks if disk["verdict"] == "unhealthy"]
+    notes += _class_notes(document)
     head = "".join("# %s\n" % _text(note).replace("\n", " ") for note in notes)
     if not specs:
         return head + "# no host has disks the gate lets through\n"
     return head + yaml.dump_all(specs, Dumper=_YAML_DUMPER, explicit_start=True, sort_keys=False,
                                 default_flow_style=False, allow_unicode=True)
+
+
+def _handed_data(entry):
+    """The host's handed-over data disks, in order: the batch's, then each lvm_volumes entry's
+    (an entry that names an LV or a partition is left out, as in the cephadm spec)."""
+    disks = dict((d["device"], d) for d in entry["disks"])
+    handover = entry["handover"]
+    data = [disks[device] for device in handover.get(DEVICES, []) if device in disks]
+    for index in handover.get(LVM_VOLUMES, []):
+        parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == [LVM_VOLUMES, index]]
+        if not any(d["verdict"] == "not_probed" for _part, d in parts):
+            data += [d for part, d in parts if part == "data"]
+    fast = sorted(set(device for variable, part in LIST_PARTS if part != "data" for device in handover.get(variable, [])))
+    return data, fast
+
+
+def _passed_entries(document):
+    """The hosts whose disks the outputs for the orchestrators name: under the exclude policy every
+    host's handed-over disks, under block and warn only hosts that passed."""
+    settings = document.get("settings") or {}
+    return [entry for entry in document["hosts"]
+            if entry["passed"] or (settings.get("policy") == "exclude" and entry["status"] != "no_result")]
+
+
+def _class_notes(document):
+    return ["%s %s: device class %s (%s)" % (entry["host"], disk["device"], disk["device_class"]["class"],
+                                             disk["device_class"]["why"])
+            for entry in document["hosts"] for disk in entry["disks"]
+            if (disk.get("device_class") or {}).get("flagged")]
+
+
+def to_rook_storage(document):
+    """The ``storage`` section of a Rook CephCluster naming the disks the gate lets through:
+    no node or device but these (``useAllNodes``, ``useAllDevices`` false), each node by its
+    orchestrator name (the hostname Rook matches ``kubernetes.io/hostname`` with), each data disk
+    by its stable path with its CRUSH class (``config.deviceClass``). DB and WAL disks are named
+    in the comments that head it, with the flagged device classes."""
+    nodes, notes = [], []
+    for entry in _passed_entries(document):
+        data, fast = _handed_data(entry)
+        if fast:
+            notes.append("%s: DB/WAL disks %s are not in this section: give the node's devices a metadataDevice "
+                         "by hand" % (entry["host"], ", ".join(fast)))
+        devices = []
+        for disk in data:
+            device = {"name": _text(stable_path(disk["given"], disk["links"], disk["device"]))}
+            if _class_of(disk):
+                device["config"] = {"deviceClass": _class_of(disk)}
+            devices.append(device)
+        if devices:
+            nodes.append({"name": _text(entry["cephadm_host"]), "devices": devices})
+    head = "".join("# %s\n" % _text(note).replace("\n", " ") for note in notes + _class_notes(document))
+    if not nodes:
+        head += "# no host has disks the gate lets through\n"
+    return head + yaml.dump({"storage": {"useAllNodes": False, "useAllDevices": False, "nodes": nodes}},
+                            Dumper=_YAML_DUMPER, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 BUILDERS = {
@@ -745,6 +865,7 @@ BUILDERS = {
     "markdown": to_markdown,
     "html": to_html,
     "cephadm_spec": to_cephadm_spec,
+    "rook_storage": to_rook_storage,
 }
 
 

@@ -29,6 +29,12 @@ the DB or WAL it was planned with changes the layout, so an OSD goes or stays wh
 
 The handover names only the variables that named disks of the host (the explicit list and the
 available disks become ``devices``), so the role leaves the others as they are.
+
+**Device class.** ceph-volume takes one ``crush_device_class`` for its batch and one per
+``lvm_volumes`` entry; the handover carries the class the gate chose for the data disks
+(gate_decision.device_class): ``crush_device_class`` where the batch's data disks share one, and
+``lvm_volumes_classes``, the class of each entry it keeps, which the role puts under the entries
+(an entry's own ``crush_device_class`` wins).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -50,6 +56,7 @@ READ_VARS = CEPH_ANSIBLE_VARS + ("osd_auto_discovery_exclude",)
 # they take the lists' names from LIST_PARTS.
 DEVICES = "devices"
 LVM_VOLUMES = "lvm_volumes"
+CRUSH_DEVICE_CLASS = "crush_device_class"
 # The OSD part each list provides (cephadm's data_devices, db_devices, wal_devices).
 LIST_PARTS = ((DEVICES, "data"), ("dedicated_devices", "db"), ("bluestore_wal_devices", "wal"))
 # lvm_volumes: each part's key and the key that makes it an LV (ceph-ansible's names).
@@ -233,12 +240,25 @@ def _lvm_volumes(disks, dropped):
     return kept if parts else None
 
 
+def _class(disk):
+    return (disk.get("device_class") or {}).get("class")
+
+
 def handover(disks):
-    """({variable: value ceph-osd receives}, [why each approved disk or entry was dropped]).
-    ``lvm_volumes`` is given as the indexes of the entries that stay."""
+    """({variable: value ceph-osd receives}, [why each approved disk or entry was dropped],
+    [{crush_device_class: the class} of each lvm_volumes entry kept, {} where none is known]). ``lvm_volumes`` is given as the indexes of the
+    entries that stay."""
     dropped = []
     result = _batch(disks, dropped)
+    by_device = dict((disk["device"], disk) for disk in disks)
+    batch = set(_class(by_device[device]) for device in result.get(DEVICES) or [] if device in by_device)
+    if len(batch) == 1 and None not in batch:
+        result[CRUSH_DEVICE_CLASS] = batch.pop()
     kept = _lvm_volumes(disks, dropped)
+    classes = []
     if kept is not None:
-        result["lvm_volumes"] = kept
-    return result, dropped
+        result[LVM_VOLUMES] = kept
+        data = dict((slot[1], disk) for disk in disks for slot in disk["slots"] if slot[0] == LVM_VOLUMES and slot[2] == "data")
+        classes = [{CRUSH_DEVICE_CLASS: _class(data[index])} if index in data and _class(data[index]) else {}
+                   for index in kept]
+    return result, dropped, classes

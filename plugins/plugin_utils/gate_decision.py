@@ -33,6 +33,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import fnmatch
+
 from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import copy_identity
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils.ceph_ansible import DEVICES, handover
 
@@ -49,6 +51,78 @@ REFERENCE_DRIVES = (
     {"label": "Samsung SM863 240GB", "iops": 16563, "kind": "enterprise SATA", "source": "journal test article, 64.7 MB/s"},
     {"label": "Kioxia CD6", "iops": 36600, "kind": "enterprise NVMe", "source": "SSD selection article"},
 )
+
+
+# The device class, from what a disk measures where the kernel's rotational flag says otherwise.
+# A durable write (4 KiB written and flushed, the probe's QD1 median: the write's completion plus
+# its fsync) waits on a spinning disk for the sector to come under the head: half a turn on the
+# median, 2 ms at 15 000 rpm, 4.2 ms at 7 200. So no spinning disk takes 1 ms or less, and flash
+# that takes 4 ms or more is as slow as one. A RAID controller's write-back cache absorbs the
+# flush, so behind one the figure says nothing of the disk.
+FLASH_MAX_MS = 1.0
+SPINNING_MIN_MS = 4.0
+DEVICE_CLASSES = ("hdd", "ssd", "nvme")
+
+
+def durable_write_ms(latency_us):
+    """The median durable write in ms (completion plus fsync), the mean where fio gave no median
+    (dd), or None."""
+    completion, sync = (latency_us or {}).get("completion") or {}, (latency_us or {}).get("sync") or {}
+    write = completion.get("p50") if completion.get("p50") is not None else completion.get("mean")
+    if write is None:
+        return None
+    return round((write + (sync.get("p50") or 0)) / 1000.0, 3)
+
+
+def write_back_disks(controllers):
+    """The devices a RAID controller's write-back cache sits in front of (controller_cache)."""
+    return set(drive.get("os_drive") for tool in (controllers or {}).get("tools") or []
+               for drive in tool.get("virtual_drives") or []
+               if "back" in (drive.get("write_policy") or "").lower() and drive.get("os_drive"))
+
+
+def _pinned(disk, settings):
+    for pin in settings.get("device_class_overrides") or []:
+        if any(pin.get(key) and pin[key] == disk.get(key) for key in ("serial", "wwn")):
+            return pin["class"], "pinned for its %s (disk_gate_device_class_overrides)" % (
+                "serial" if pin.get("serial") else "WWN")
+    for pin in settings.get("device_class_models") or []:
+        if disk.get("model") and fnmatch.fnmatchcase(disk["model"], pin["model"]):
+            return pin["class"], "pinned for model %s (disk_gate_device_class_models)" % pin["model"]
+    return None, None
+
+
+def device_class(disk, settings, write_back):
+    """The CRUSH device class a disk gets, with what decided it: ``class``, ``source``
+    (pinned, measured or kernel), ``kernel`` (the class the rotational flag gives, as Ceph takes
+    it), ``measured`` (flash, spinning or None), ``durable_write_ms``, ``flagged`` (the flag and
+    the measurement disagree) and ``why``."""
+    rotational = disk.get("rotational")
+    kernel = None if rotational is None else "hdd" if rotational else "nvme" if disk.get("transport") == "nvme" else "ssd"
+    figure = disk.get("durable_write_ms")
+    measured = None
+    if figure is not None and disk["device"] not in write_back:
+        measured = "flash" if figure <= FLASH_MAX_MS else "spinning" if figure >= SPINNING_MIN_MS else None
+    flagged = (kernel == "hdd" and measured == "flash") or (kernel in ("ssd", "nvme") and measured == "spinning")
+    said = None
+    if flagged:
+        said = ("the kernel calls it rotational, but a durable write took %s ms (median), faster than a spinning disk "
+                "can (<= %s ms)" % (figure, FLASH_MAX_MS) if measured == "flash" else
+                "the kernel calls it non-rotational, but a durable write took %s ms (median), as slow as a spinning "
+                "disk (>= %s ms)" % (figure, SPINNING_MIN_MS))
+    chosen, pinned_why = _pinned(disk, settings)
+    if chosen:
+        source, why = "pinned", pinned_why
+    elif flagged and measured == "flash":
+        # Flash that says it spins: mClock's HDD defaults and the HDD rule would waste it.
+        chosen, source, why = "nvme" if disk.get("transport") == "nvme" else "ssd", "measured", said
+    else:
+        # Slow flash stays flash: the flag is reported, the class is the operator's to pin.
+        chosen, source = kernel, "kernel"
+        why = said or ("the kernel's rotational flag" + (
+            "; a write-back controller cache hides the disk's own latency" if disk["device"] in write_back else ""))
+    return {"class": chosen, "source": source, "kernel": kernel, "measured": measured, "durable_write_ms": figure,
+            "flagged": flagged, "why": why}
 
 
 def passes(verdict, allow_marginal):
@@ -108,7 +182,7 @@ def health_verdict(verdict, health, require):
     return verdict, []
 
 
-def _disk_entry(candidate, result, settings, health):
+def _disk_entry(candidate, result, settings, health, write_back):
     entry = {
         "device": candidate["device"], "given": list(candidate["given"]), "sources": list(candidate["sources"]),
         "slots": [list(slot) for slot in candidate["slots"]], "roles": list(candidate["roles"]),
@@ -116,6 +190,7 @@ def _disk_entry(candidate, result, settings, health):
         "name": None, "transport": None, "rotational": candidate.get("rotational"), "verdict": None, "reasons": [],
         "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
         "cache_age_seconds": None, "plp": None, "write_cache_comparison": None, "write_cache_disabled": None,
+        "durable_write_ms": durable_write_ms(result.get("latency_us")),
     }
     entry.update(copy_identity(result), wwn=result.get("wwn") or candidate["wwn"])
     for key in ("name", "transport", "verdict", "reasons", "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached",
@@ -138,6 +213,7 @@ def _disk_entry(candidate, result, settings, health):
                                settings.get("fail_closed"))
     entry["approved"] = {"approved": True, "blocked": False}.get(entry["decision"])
     entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")
+    entry["device_class"] = device_class(entry, settings, write_back)
     return entry
 
 
@@ -159,8 +235,9 @@ def host_record(host, candidates, started, finished, settings, health=None, cont
 
     ``started`` and ``finished`` describe the host's probe job (see job_outcome).
     ``settings``: ``allow_marginal``, ``hdd_policy`` (probe or skip), ``absent_policy``
-    (skip or block), ``fail_closed`` (see decide), ``health_required`` and ``cephadm_host`` (the
-    host's name in the orchestrator). A disk whose probe errored or gave no result is never approved.
+    (skip or block), ``fail_closed`` (see decide), ``health_required``, ``cephadm_host`` (the
+    host's name in the orchestrator) and the device class pins ``device_class_models`` and
+    ``device_class_overrides`` (see device_class). A disk whose probe errored or gave no result is never approved.
     ``health`` is the disk_health module's result, ``controllers`` controller_cache's.
     """
     outcome = job_outcome(started, finished)
@@ -169,7 +246,8 @@ def host_record(host, candidates, started, finished, settings, health=None, cont
         by_device.setdefault(result.get("device"), result)
     errors = [outcome["error"]] if "error" in outcome else []
     by_disk = (health or {}).get("health") or {}
-    disks = [_disk_entry(candidate, _result(candidate, outcome, by_device, settings), settings, by_disk)
+    write_back = write_back_disks(controllers)
+    disks = [_disk_entry(candidate, _result(candidate, outcome, by_device, settings), settings, by_disk, write_back)
              for candidate in candidates]
     chosen_by = []
     for candidate in candidates:
@@ -184,7 +262,7 @@ def _summarise(record):
     for decision in ("approved", "blocked", "pending", "absent"):
         record[decision] = [d["device"] for d in disks if d["decision"] == decision]
     # What ceph-osd receives under the exclude policy, and what it loses on the way.
-    record["handover"], record["dropped"] = handover(disks)
+    record["handover"], record["dropped"], record["lvm_volumes_classes"] = handover(disks)
     record["devices"] = record["handover"].get(DEVICES, [])
     record["passed"] = record["status"] == "ok" and not record["blocked"] and not record["pending"]
     return record

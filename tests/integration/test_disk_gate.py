@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from conftest import FioWatch
+from loopdisk import attach, detach
 from modulerun import json_env, run_playbook
 from test_ceph_volume_inventory import only_these_disks
 from test_disk_facts import make_gpt_partitions
@@ -23,6 +24,7 @@ from test_disk_facts import make_gpt_partitions
 # Ceph's own spec code judges the file the gate wrote, as it judges the renderer's output.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "plugins", "plugin_utils"))
 import ceph_spec  # noqa: E402  pylint: disable=wrong-import-position
+import rook_crd  # noqa: E402  pylint: disable=wrong-import-position
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
 ROLLBACK = os.path.join(os.path.dirname(PLAYBOOK), "disk_gate_rollback.yml")
@@ -116,7 +118,8 @@ def test_block_fails_the_play_with_the_table_and_writes_every_report(loop_disks,
     table = run.task("Show the disks and their verdicts")["msg"]
     assert table[1].split()[:2] == ["DEVICE", "CLASS"]
     for disk in disks:
-        assert any(line.split()[:3] == [disk.path, "hdd", "unsuitable"] and "blocked" in line for line in table)
+        assert any(line.split()[:2] == [disk.path, "hdd"] and line.split()[3] == "unsuitable" and "blocked" in line
+                   for line in table)
     assert "Show the devices ceph-osd would deploy" not in run.tasks
 
     document = json.loads(gate.report("disk_gate.json"))
@@ -165,11 +168,47 @@ def test_exclude_keeps_only_approved_disks_in_devices_and_refuses_a_used_disk(lo
     assert used.checksum() == before
     assert run.task("Report the disks left out")["msg"] == "disk gate: %s not approved on localhost; left out." % used.path
     specs = list(yaml.safe_load_all(gate.report("disk_gate.cephadm.yml")))
+    # A loop disk's flush is its backing file's fsync: about 1 ms here, where measurement may or may not decide.
     assert specs == [{"service_type": "osd", "service_id": "gated-localhost", "placement": {"hosts": ["localhost"]},
-                      "spec": {"data_devices": {"paths": [blank.path]}}}]
+                      "spec": {"data_devices": {"paths": [blank.path]},
+                               "crush_device_class": run.disk(blank.path)["device_class"]["class"]}}]
     assert ceph_spec.validate(gate.report("disk_gate.cephadm.yml")) == [("DriveGroupSpec", "osd.gated-localhost")]
     junit = ET.fromstring(gate.report("disk_gate.junit.xml").encode("utf-8"))
     assert [c.find("failure") is not None for c in junit.iter("testcase")] == [False, True]
+
+
+@pytest.fixture
+def memory_disk():
+    """A loop disk backed by a file in memory (/dev/shm): its flush costs nothing, as flash with
+    power-loss protection answers one; sparse, so it costs only what the probe writes."""
+    handle, backing = tempfile.mkstemp(prefix="cephops-gate-", suffix=".img", dir="/dev/shm")
+    os.close(handle)
+    disk = attach(backing)
+    try:
+        yield disk
+    finally:
+        detach(disk)
+        os.unlink(backing)
+
+
+def test_a_disk_that_says_it_spins_but_measures_as_flash_is_classed_ssd_and_flagged(memory_disk, gate):
+    with open("/sys/block/%s/queue/rotational" % os.path.basename(memory_disk.path), "w") as handle:
+        handle.write("1")
+    run = gate.play([memory_disk], reports=True, disk_gate_policy="exclude")
+    assert run.rc == 0, run.failures
+    found = run.disk(memory_disk.path)["device_class"]
+    assert (found["class"], found["source"], found["kernel"], found["flagged"]) == ("ssd", "measured", "hdd", True), found
+    assert found["durable_write_ms"] <= 1.0
+    spec, = yaml.safe_load_all(gate.report("disk_gate.cephadm.yml"))
+    assert spec["spec"]["crush_device_class"] == "ssd"
+    ceph_spec.validate(gate.report("disk_gate.cephadm.yml"))
+    said = "the kernel calls it rotational, but a durable write took %s ms (median)" % found["durable_write_ms"]
+    assert said in gate.report("disk_gate.md") and said in gate.report("disk_gate.cephadm.yml")
+    storage = rook_crd.validate(gate.report("disk_gate.rook.yml"))
+    assert storage["nodes"] == [{"name": "localhost", "devices": [{"name": memory_disk.path,
+                                                                   "config": {"deviceClass": "ssd"}}]}]
+    assert run.task("Hand ceph-osd only the approved disks")["results"][-1]["ansible_facts"] == {
+        "crush_device_class": "ssd"}
 
 
 def test_warn_reports_and_goes_on(loop_disks, gate):

@@ -33,7 +33,7 @@ def test_candidates_to_record_to_every_format():
 
 
 def test_unknown_format_names_the_known_ones():
-    with pytest.raises(AnsibleFilterError, match="unknown format pdf .one of cephadm_spec, html, json, junit, markdown, table."):
+    with pytest.raises(AnsibleFilterError, match="unknown format pdf .one of cephadm_spec, html, json, junit, markdown, rook_storage, table."):
         gate_report.gate_report([], "pdf", [])
 
 

@@ -107,7 +107,7 @@ def test_absent_disks_are_skipped_unless_absence_blocks():
     probe = finished_ok(result("/dev/sdb", "suitable", 9000.0))
     skipped = record(candidates, probe)
     assert (skipped["absent"], skipped["blocked"], skipped["passed"], skipped["handover"]) == (
-        ["/dev/sdz"], [], True, {"devices": ["/dev/sdb"]})
+        ["/dev/sdz"], [], True, {"devices": ["/dev/sdb"], "crush_device_class": "ssd"})
     assert skipped["disks"][1]["verdict"] == "absent" and skipped["disks"][1]["approved"] is None
     blocked = record(candidates, probe, absent_policy="block")
     assert (blocked["absent"], blocked["blocked"], blocked["passed"]) == ([], ["/dev/sdz"], False)
@@ -144,10 +144,10 @@ def batch(db_verdicts, data_verdicts=("suitable", "suitable")):
 
 def test_exclude_drops_a_data_disk_with_the_db_disk_it_pairs_with():
     found = batch(["suitable", "unsuitable"])
-    assert found["handover"] == {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"]}
+    assert found["handover"] == {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"], "crush_device_class": "ssd"}
     assert found["dropped"] == ["/dev/sdc: its DB disk /dev/nvme1n1 is not approved"]
     found = batch(["suitable", "suitable"], ["unsuitable", "suitable"])
-    assert found["handover"] == {"devices": ["/dev/sdc"], "dedicated_devices": ["/dev/nvme1n1"]}
+    assert found["handover"] == {"devices": ["/dev/sdc"], "dedicated_devices": ["/dev/nvme1n1"], "crush_device_class": "ssd"}
     assert found["dropped"] == ["/dev/nvme0n1: the data disk it pairs with, /dev/sdb, is not handed over"]
 
 
@@ -157,7 +157,7 @@ def test_exclude_drops_every_data_disk_of_a_shared_db_disk_not_approved():
     assert found["dropped"] == ["/dev/sdb: DB disk /dev/nvme0n1, shared by every data disk, is not approved",
                                 "/dev/sdc: DB disk /dev/nvme0n1, shared by every data disk, is not approved"]
     kept = batch(["suitable"], ["suitable", "unsuitable"])
-    assert kept["handover"] == {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"]}
+    assert kept["handover"] == {"devices": ["/dev/sdb"], "dedicated_devices": ["/dev/nvme0n1"], "crush_device_class": "ssd"}
 
 
 def test_a_db_disk_keeps_its_class_and_the_verdict_its_thresholds_gave():

@@ -85,7 +85,7 @@ def test_every_report_shows_health_and_the_controllers():
         "reallocated_sectors"] == 304
     no_tool = "no RAID controller tool found (storcli, perccli, ssacli)"
     table = gate_report.to_table(document).splitlines()
-    assert table[2].split()[:3] == ["/dev/sdb", "flash", "unhealthy"] and "failed" in table[2].split()
+    assert table[2].split()[:4] == ["/dev/sdb", "flash", "ssd", "unhealthy"] and "failed" in table[2].split()
     assert "RAID controllers: " + no_tool in table
     markdown = gate_report.to_markdown(document)
     assert "| failed: 304 reallocated sectors > 10 | blocked |" in markdown
@@ -108,7 +108,8 @@ def test_the_cephadm_spec_says_why_each_unhealthy_disk_is_left_out():
         "# osd1 /dev/sdb: health failed: 304 reallocated sectors > 10",
         "# osd1 /dev/sde: health failed: SMART overall assessment: FAILED; NVMe critical warning: volatile memory "
         "backup failed"]
-    assert [spec["spec"] for spec in yaml.safe_load_all(text)] == [{"data_devices": {"paths": ["/dev/sdc", "/dev/sdd"]}}]
+    assert [spec["spec"] for spec in yaml.safe_load_all(text)] == [{"data_devices": {"paths": ["/dev/sdc", "/dev/sdd"]},
+                                                                    "crush_device_class": "ssd"}]
     # Health required: the disk without SMART data is left out with the reason too.
     required = gate_decision.fleet_document(["osd1"], [host(health_required=True)], dict(SETTINGS, policy="exclude"))
     assert "# osd1 /dev/sdd: health unknown: no SMART data: " in gate_report.to_cephadm_spec(required)

@@ -140,7 +140,7 @@ def md_escaped(text):
 def test_markdown_escapes_cells():
     text = gate_report.to_markdown(fleet())
     row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
-    assert "&lt;script>" in row and "&lt;/script>" in row and "\\|pipe" in row and row.count(" | ") == 11
+    assert "&lt;script>" in row and "&lt;/script>" in row and "\\|pipe" in row and row.count(" | ") == 12
     # No tag starts with a digit: shown as written.
     assert "| osd<2> | - |" in text
 
@@ -154,7 +154,7 @@ def test_markdown_keeps_comparisons_as_written():
     text = gate_report.to_markdown(gate_decision.fleet_document(["osd1"], [probed], SETTINGS, "now"))
     assert "&gt;" not in text and "&lt;" not in text
     row = markdown_rows(text)[0]
-    assert row[11] == "; ".join(reasons)
+    assert row[12] == "; ".join(reasons)
 
 
 def test_markdown_rendered_shows_hostile_strings_as_text_and_makes_no_element():
@@ -183,14 +183,14 @@ def markdown_rows(text, header="| Host "):
     return rows
 
 
-def test_markdown_rows_parse_back_to_twelve_cells():
+def test_markdown_rows_parse_back_to_thirteen_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document))
-    assert [len(row) for row in rows] == [12] * 5
+    assert [len(row) for row in rows] == [13] * 5
     escaped = md_escaped(text)
-    assert rows[0][:5] == [escaped, "/dev/sdb", escaped, "flash", "suitable"]
-    assert rows[0][11] == escaped + "; " + escaped
-    assert rows[4][:5] == ["lost<" + escaped, "-", "-", "-", "no_result"]
+    assert rows[0][:6] == [escaped, "/dev/sdb", escaped, "flash", "ssd", "suitable"]
+    assert rows[0][12] == escaped + "; " + escaped
+    assert rows[4][:6] == ["lost<" + escaped, "-", "-", "-", "-", "no_result"]
 
 
 WWN = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
@@ -224,9 +224,11 @@ def test_cephadm_spec_lists_only_hosts_that_passed_with_the_gated_layout_and_sta
     text, specs = specs_of([gated_host("osd-07", {}), gated_host("osd-08", {"/dev/nvme2n1": "unsuitable"})])
     assert specs == [
         {"service_type": "osd", "service_id": "gated-osd-07", "placement": {"hosts": ["osd-07"]},
-         "spec": {"data_devices": {"paths": [WWN, BY_ID + "2"]}, "db_devices": {"paths": ["/dev/nvme0n1", "/dev/nvme1n1"]}}},
+         "spec": {"data_devices": {"paths": [WWN, BY_ID + "2"]}, "db_devices": {"paths": ["/dev/nvme0n1", "/dev/nvme1n1"]},
+                  "crush_device_class": "ssd"}},
         {"service_type": "osd", "service_id": "gated-osd-07-lvm-0", "placement": {"hosts": ["osd-07"]},
-         "spec": {"data_devices": {"paths": [BY_ID + "3"]}, "wal_devices": {"paths": ["/dev/nvme2n1"]}}},
+         "spec": {"data_devices": {"paths": [BY_ID + "3"]}, "wal_devices": {"paths": ["/dev/nvme2n1"]},
+                  "crush_device_class": "ssd"}},
     ]
     assert text.startswith("# osd-07: lvm_volumes entry 1 left out: it names an LV or a partition\n")
     assert [name for _kind, name in ceph_spec.validate(text)] == ["osd.gated-osd-07", "osd.gated-osd-07-lvm-0"]
@@ -236,7 +238,8 @@ def test_cephadm_spec_under_exclude_lists_the_disks_handed_over():
     text, specs = specs_of([gated_host("osd-07", {"/dev/nvme1n1": "unsuitable", "/dev/nvme2n1": "unsuitable"})],
                            policy="exclude")
     assert [(s["service_id"], s["spec"]) for s in specs] == [
-        ("gated-osd-07", {"data_devices": {"paths": [WWN]}, "db_devices": {"paths": ["/dev/nvme0n1"]}})]
+        ("gated-osd-07", {"data_devices": {"paths": [WWN]}, "db_devices": {"paths": ["/dev/nvme0n1"]},
+                          "crush_device_class": "ssd"})]
     ceph_spec.validate(text)
 
 
@@ -265,12 +268,12 @@ def test_cephadm_spec_without_approved_disks_is_empty():
 def test_text_table_names_every_disk_and_reason():
     lines = gate_report.to_table(fleet()).splitlines()
     assert lines[0] == "osd1: not passed"
-    assert lines[1].split() == ["DEVICE", "CLASS", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "PLP", "HEALTH",
-                                "DECISION", "REASONS"]
-    assert lines[3].split()[:5] == ["/dev/sdc", "flash", "unsuitable", "574", "0.265"]
+    assert lines[1].split() == ["DEVICE", "CLASS", "CRUSH", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "PLP",
+                                "HEALTH", "DECISION", "REASONS"]
+    assert lines[3].split()[:6] == ["/dev/sdc", "flash", "ssd", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
-    assert lines[3].split()[6] == "likely" and "power-loss protection of /dev/sdc: likely: fsync costs 0.02 ms" in lines
+    assert lines[3].split()[7] == "likely" and "power-loss protection of /dev/sdc: likely: fsync costs 0.02 ms" in lines
 
 
 def test_text_table_columns_line_up_and_nothing_is_evaluated():
@@ -386,7 +389,7 @@ def test_every_report_shows_the_power_loss_protection_verdict_with_its_reasons()
     column = table[1].index("PLP")
     assert [line[column:].split()[0] for line in table[2:5]] == ["likely", "unlikely", "-"]
     assert "power-loss protection of /dev/sdc: " + said in table
-    assert [row[8] for row in markdown_rows(gate_report.to_markdown(document))] == [
+    assert [row[9] for row in markdown_rows(gate_report.to_markdown(document))] == [
         "likely: fsync costs 0.02 ms", said, "-"]
     assert "<td>%s</td>" % said in gate_report.to_html(document)
     root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
