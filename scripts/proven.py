@@ -24,10 +24,12 @@ A test file's key hashes
 - every file of the checkout (tracked or new) but the docs, changelogs, README.md, bench/, lab/,
   molecule/, .ci/ and tests/, with its mode;
 - of tests/, the integration helpers (every file of tests/integration/ but the test files), the
-  captured outputs of tests/unit/fixtures, and the test file itself, with every Python file under tests/ it imports (by module name, wherever
-  it lives: a helper of the unit tests counts too), with theirs;
-- where the file uses REPO_ROOT (it reads the checkout itself), every file of the checkout but
-  the other test files, and every file of the peer snapshots; where it uses REPO_ROOT only as os.path.dirname(REPO_ROOT), the peers.
+  captured outputs of tests/unit/fixtures, and the test file itself with every Python file under
+  tests/ it imports (by module name, wherever it lives: a helper of the unit tests counts too),
+  with theirs;
+- where the file or a Python file under tests/ it imports uses REPO_ROOT (it reads the checkout
+  itself), every file of the checkout and of the peer snapshots; where they use REPO_ROOT only
+  as os.path.dirname(REPO_ROOT), the peers.
 A lab scenario's converge key hashes the same run settings and installed contents, every file
 its steps before verify read (LAB_CONVERGE_INPUTS: the collection, every script, the lab, the
 scenario's playbooks), the content of the lab images it boots and, for ceph, the peers; its
@@ -300,7 +302,7 @@ def reads_beside(source):
     """(whether the test reads the checkout through REPO_ROOT, whether it reads beside it)."""
     names, beside = 0, 0
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Name) and node.id == "REPO_ROOT":
+        if isinstance(node, ast.Name) and node.id == "REPO_ROOT" and isinstance(node.ctx, ast.Load):
             names += 1
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dirname"
               and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == "REPO_ROOT"):
@@ -322,12 +324,17 @@ def key_files(run, selection, tests):
     common = run_lines(run, selection) + tree_lines(REPO_ROOT, shared)
     checkout, peers, keys, reads = None, None, {}, {}
     for test in tests:
-        own = sorted(set([test] + imported_helpers(test, sources)) - set(shared))
+        helpers = imported_helpers(test, sources)
+        own = sorted(set([test] + helpers) - set(shared))
         lines = common + tree_lines(REPO_ROOT, own)
-        reads_checkout, reads_peers = reads_beside(sources[test])
+        # What a helper it imports reads, it may read (test_operator_playbooks builds the tarball
+        # with test_collection_build's code; test_disk_gate reads Rook's CRD with rook_crd's).
+        found = [reads_beside(sources[name]) for name in [test] + helpers]
+        reads_checkout, reads_peers = any(c for c, _p in found), any(p for _c, p in found)
         if reads_checkout:
             if checkout is None:
-                checkout = tree_lines(REPO_ROOT, [n for n in names if not TEST_FILE.match(n)])
+                # ansible-galaxy's build reads every file, the test files its build_ignore leaves out too.
+                checkout = tree_lines(REPO_ROOT, names)
             lines += checkout
         if reads_checkout or reads_peers:
             if peers is None:
@@ -440,7 +447,7 @@ def outside_key(run, state):
                     found.append((test or "(no test)", os.path.relpath(path, os.path.dirname(PEERS))))
             elif path.startswith(root):
                 name = os.path.relpath(path, root)
-                if name in checkout and name not in allowed and (TEST_FILE.match(name) or not reads_checkout):
+                if name in checkout and name not in allowed and not reads_checkout:
                     found.append((test or "(no test)", name))
     return found
 

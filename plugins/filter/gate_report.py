@@ -721,7 +721,7 @@ SPEC_PARTS = (("data", "data_devices"), ("db", "db_devices"), ("wal", "wal_devic
 def _osd_spec(service_id, host, paths, device_class=None):
     spec = dict((key, {"paths": paths[part]}) for part, key in SPEC_PARTS if paths.get(part))
     if device_class:
-        spec["crush_device_class"] = device_class
+        spec["crush_device_class"] = _text(device_class)
     return {"service_type": "osd", "service_id": service_id, "placement": {"hosts": [_text(host)]}, "spec": spec}
 
 
@@ -847,7 +847,7 @@ def to_rook_storage(document):
         for disk in data:
             device = {"name": _text(stable_path(disk["given"], disk["links"], disk["device"]))}
             if _class_of(disk):
-                device["config"] = {"deviceClass": _class_of(disk)}
+                device["config"] = {"deviceClass": _text(_class_of(disk))}
             devices.append(device)
         if devices:
             nodes.append({"name": _text(entry["cephadm_host"]), "devices": devices})

@@ -196,3 +196,18 @@ class Throttle:
             time.sleep(1)
         os.rmdir(self.path)
         assert not leftovers, "processes outlived the play in the throttled cgroup:\n" + "\n".join(leftovers)
+
+
+def only_these_disks(mount_ns, disks, tmp_path):
+    """/sys/block and /sys/dev/block in ``mount_ns`` list ``disks`` and their partitions only."""
+    block, dev_block = tmp_path / "sys-block", tmp_path / "sys-dev-block"
+    block.mkdir()
+    dev_block.mkdir()
+    for disk in disks:
+        real = os.path.realpath("/sys/block/" + disk.name)
+        os.symlink(real, str(block / disk.name))
+        for node in [real] + [os.path.join(real, part) for part in disk.partitions()]:
+            with open(os.path.join(node, "dev")) as handle:
+                os.symlink(node, str(dev_block / handle.read().strip()))
+    run(mount_ns + ["mount", "--bind", str(block), "/sys/block"])
+    run(mount_ns + ["mount", "--bind", str(dev_block), "/sys/dev/block"])

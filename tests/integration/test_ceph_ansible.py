@@ -23,9 +23,8 @@ import pytest
 import yaml
 
 from conftest import REPO_ROOT, TABLES
-from loopdisk import Throttle
+from loopdisk import Throttle, only_these_disks
 from modulerun import json_env
-from test_ceph_volume_inventory import only_these_disks
 from test_disk_gate import EASY, thresholds
 
 PEERS = os.path.join(os.path.dirname(REPO_ROOT), "shared", "peers")
@@ -48,7 +47,8 @@ BRANCHES = [Branch("stable-8.0", "CEPH_ANSIBLE_DIR", "1.2.1", "CONFIG_TEMPLATE_D
 # A cluster name of its own: ceph-handler removes stale sockets of the cluster it deploys.
 CLUSTER = "cephops-test"
 REPORT_TASK = "Device variables ceph-osd would receive"
-CEPH_ANSIBLE_VARS = ("devices", "dedicated_devices", "bluestore_wal_devices", "lvm_volumes", "osd_auto_discovery")
+CEPH_ANSIBLE_VARS = ("devices", "dedicated_devices", "bluestore_wal_devices", "lvm_volumes", "osd_auto_discovery",
+                     "crush_device_class")
 # Write requests a second the slow disk gets: fio's write+fsync pairs then reach ~25 IOPS,
 # against several hundred on a free loop disk; the thresholds sit in between.
 SLOW_WRITE_IOPS = 50
@@ -237,6 +237,12 @@ def test_ceph_ansible_osds_play_with_the_gate(branch, loop_disks, mount_ns, tmp_
         assert received is None and len(failed) == 1, (shape, results["block"])
         assert failed[0][1].startswith("disk gate: %s not approved on %s-block (policy block" % (slow, prefix)), failed
         received, failed = results["exclude"]
+        # The gate's CRUSH class reaches ceph-osd: the batch's and each lvm_volumes entry's. Which
+        # one depends on what the loop disks measure (their flush, about 1 ms here, sits at the bound).
+        entries = [entry.pop("crush_device_class", None) for entry in (received or {}).get("lvm_volumes", [])]
+        # The batch's only where its data disks measured alike.
+        batch = (received or {}).pop("crush_device_class", None)
+        assert set(entries) <= {"hdd", "ssd"} and batch in ("hdd", "ssd", None), (shape, results["exclude"])
         assert received == expected(fast0, fast1), (shape, results["exclude"])
         if received is None:
             assert len(failed) == 1 and failed[0][1].startswith(

@@ -15,7 +15,7 @@ import re
 import shutil
 
 from conftest import REPO_ROOT, TABLES
-from loopdisk import attach, detach, run
+from loopdisk import attach, detach, only_these_disks, run
 from test_disk_facts import HIDDEN, NON_BLANK, facts, luks_format
 
 DOC = os.path.join(REPO_ROOT, "docs", "disk_inventory.md")
@@ -73,21 +73,6 @@ def judge(ours, theirs):
     if extra:
         notes.append("disk_facts also: " + ", ".join("`%s`" % r for r in extra))
     return True, "same verdict; " + "; ".join(notes) if notes else "same"
-
-
-def only_these_disks(mount_ns, disks, tmp_path):
-    """/sys/block and /sys/dev/block in ``mount_ns`` list ``disks`` and their partitions only."""
-    block, dev_block = tmp_path / "sys-block", tmp_path / "sys-dev-block"
-    block.mkdir()
-    dev_block.mkdir()
-    for disk in disks:
-        real = os.path.realpath("/sys/block/" + disk.name)
-        os.symlink(real, str(block / disk.name))
-        for node in [real] + [os.path.join(real, part) for part in disk.partitions()]:
-            with open(os.path.join(node, "dev")) as handle:
-                os.symlink(node, str(dev_block / handle.read().strip()))
-    run(mount_ns + ["mount", "--bind", str(block), "/sys/block"])
-    run(mount_ns + ["mount", "--bind", str(dev_block), "/sys/dev/block"])
 
 
 def ceph_volume_verdicts(mount_ns, log_dir):

@@ -16,9 +16,8 @@ import pytest
 import yaml
 
 from conftest import FioWatch
-from loopdisk import attach, detach
+from loopdisk import attach, detach, only_these_disks
 from modulerun import json_env, run_playbook
-from test_ceph_volume_inventory import only_these_disks
 from test_disk_facts import make_gpt_partitions
 
 # Ceph's own spec code judges the file the gate wrote, as it judges the renderer's output.
@@ -451,7 +450,8 @@ def test_a_name_no_disk_of_the_host_has_is_absent_and_skipped_unless_absence_blo
     found = run.disk(missing)
     assert (found["verdict"], found["decision"], found["reasons"]) == (
         "absent", "absent", ["no disk of the host has this name (not present)"])
-    assert run.record["handover"] == {"devices": [disk.path]}
+    assert run.record["handover"] == dict({"devices": [disk.path]}, crush_device_class=run.disk(disk.path)[
+        "device_class"]["class"])
     blocked = gate.play([disk], disk_gate_devices=[disk.path, missing], disk_gate_absent_policy="block")
     assert blocked.rc != 0 and blocked.record["blocked"] == [missing]
 

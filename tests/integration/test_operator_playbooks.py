@@ -15,9 +15,9 @@ import json
 import pytest
 import yaml
 
+from loopdisk import only_these_disks
 from modulerun import json_env, run_playbook
 from test_collection_build import build, install
-from test_ceph_volume_inventory import only_these_disks
 from test_disk_facts import make_gpt_partitions
 
 TYPO = "/dev/sdzz"

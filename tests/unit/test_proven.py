@@ -11,7 +11,7 @@ import sys
 import pytest
 
 REPO = os.path.join(os.path.dirname(__file__), "..", "..")
-TESTS = ("test_plain.py", "test_importer.py", "test_checkout.py", "test_peers.py", "test_helper.py")
+TESTS = ("test_plain.py", "test_importer.py", "test_checkout.py", "test_peers.py", "test_helper.py", "test_builder.py")
 SOURCES = {
     "plugins/modules/disk_facts.py": "runtime\n",
     "docs/disk_facts.md": "docs\n",
@@ -31,6 +31,8 @@ SOURCES = {
     "tests/integration/test_peers.py": "import os\nfrom conftest import REPO_ROOT\nPEERS = os.path.dirname(REPO_ROOT)\n",
     # A helper of the unit tests, imported by module name after a sys.path change.
     "tests/integration/test_helper.py": "import ceph_spec\n",
+    # Reads the checkout through what it imports.
+    "tests/integration/test_builder.py": "from test_checkout import DOC\n",
 }
 
 
@@ -99,7 +101,7 @@ def test_a_file_runs_again_only_while_it_has_no_pass_on_its_inputs(checkout):
     checkout.proven("record", "integration", checkout.junit({t: True for t in TESTS}), "0")
     selected, said = checkout.to_run()
     assert selected == set()
-    assert "5 of 5 test files passed before on these same inputs" in said
+    assert "6 of 6 test files passed before on these same inputs" in said
     assert checkout.to_run(CEPHOPS_REUSE="0")[0] == set(TESTS)
 
 
@@ -115,7 +117,7 @@ def test_only_a_complete_clean_run_keeps_its_files(checkout):
     checkout.proven("record", "integration", checkout.junit({
         "test_plain.py": True, "test_importer.py": "this kernel (6.18) offers no bfq, built in or as a module",
         "test_checkout.py": "no ceph-ansible snapshot"}), "0")
-    assert checkout.to_run()[0] == {"test_checkout.py", "test_peers.py", "test_helper.py"}
+    assert checkout.to_run()[0] == {"test_checkout.py", "test_peers.py", "test_helper.py", "test_builder.py"}
 
 
 @pytest.mark.parametrize("narrowing", [dict(PYTEST_ADDOPTS="-k one"), dict(CEPHOPS_PYTEST_ARGS="-n 2 -k one"),
@@ -139,19 +141,25 @@ def test_a_pass_expires_after_seven_days(checkout):
 def test_what_a_file_reads_decides_whether_it_runs_again(checkout):
     checkout.passes()
     checkout.write("docs/disk_facts.md")
-    assert checkout.to_run()[0] == {"test_checkout.py"}, "only the file that reads the checkout reads the docs"
+    assert checkout.to_run()[0] == {"test_checkout.py", "test_builder.py"}, \
+        "only the files that read the checkout, themselves or through a helper, read the docs"
     checkout.passes()
     checkout.write("tests/integration/test_plain.py")
-    assert checkout.to_run()[0] == {"test_plain.py", "test_importer.py"}, "a test file's importers run with it"
+    assert checkout.to_run()[0] == {"test_plain.py", "test_importer.py", "test_checkout.py", "test_builder.py"}, \
+        "a test file's importers run with it, and a file that reads the whole checkout"
     checkout.passes()
     checkout.write("tests/unit/plugins/plugin_utils/ceph_spec.py")
-    assert checkout.to_run()[0] == {"test_helper.py", "test_checkout.py"}, "a helper under tests/unit counts"
+    assert checkout.to_run()[0] == {"test_helper.py", "test_checkout.py", "test_builder.py"}, \
+        "a helper under tests/unit counts"
     checkout.passes()
     checkout.write("../shared/peers/ceph-ansible/site.yml")
-    assert checkout.to_run()[0] == {"test_checkout.py", "test_peers.py"}, "the peers are read beside the checkout"
+    assert checkout.to_run()[0] == {"test_checkout.py", "test_peers.py", "test_builder.py"}, \
+        "the peers are read beside the checkout"
     checkout.passes()
     checkout.write("tests/unit/plugins/test_other.py")
-    assert checkout.to_run()[0] == set(), "no integration test reads a unit test file"
+    assert checkout.to_run()[0] == {"test_checkout.py", "test_builder.py"}, \
+        "a unit test file is read by the checkout's readers only"
+    checkout.passes()
     for shared in ("plugins/modules/disk_facts.py", "tests/integration/conftest.py", "scripts/demo.sh",
                    "tests/unit/fixtures/grub/debian12_default_grub"):
         checkout.write(shared)
@@ -176,6 +184,13 @@ def test_the_settings_and_the_installed_contents_are_inputs(checkout):
     checkout.passes()
     (checkout.root / "venv" / "lib.py").write_text("installed again\n")
     assert checkout.to_run()[0] == set(TESTS), "a venv's content, under the same name"
+    collection = checkout.root / "collections" / "ansible_collections" / "community" / "general"
+    collection.mkdir(parents=True)
+    (collection / "plugin.py").write_text("a filter\n")
+    checkout.passes(ANSIBLE_COLLECTIONS_PATH=str(checkout.root / "collections"))
+    (collection / "plugin.py").write_text("the same collection, another filter\n")
+    assert checkout.to_run(ANSIBLE_COLLECTIONS_PATH=str(checkout.root / "collections"))[0] == set(TESTS), \
+        "a collection's content, under the same name"
 
 
 def test_another_run_or_marker_is_another_proof(checkout):

@@ -9,8 +9,9 @@ import jsonschema
 import pytest
 import yaml
 
-CRDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), *[os.pardir] * 5, "shared", "peers", "rook-v1.20.6",
-                    "crds.yaml")
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+# The peer snapshots beside the checkout.
+CRDS = os.path.join(os.path.dirname(REPO_ROOT), "shared", "peers", "rook-v1.20.6", "crds.yaml")
 
 
 def storage_schema():
