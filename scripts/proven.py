@@ -33,7 +33,7 @@ A test file's key hashes
 A lab scenario's converge key hashes the same run settings and installed contents, every file
 its steps before verify read (LAB_CONVERGE_INPUTS: the collection, every script, the lab, the
 scenario's playbooks), the content of the lab images it boots and, for ceph, the peers; its
-verify key adds every file of molecule/ and of the peers.
+verify key adds every file of molecule/, the integration helpers the lab tests import and the peers.
 
 Only complete, clean runs are kept: pytest's rc is 0, nothing narrowed the run (no -k, -m beyond
 the run's own SELECTION, --deselect, -x or PYTEST_ADDOPTS from the caller), a file kept ran at
@@ -87,8 +87,9 @@ TEST_FILE = re.compile(r"^tests/(\w+/)*test_\w+\.py$")
 # too). Its tests are not among them: a change to a lab test alone boots the state these converged.
 LAB_CONVERGE_INPUTS = ("galaxy.yml", "meta/", "plugins/", "roles/", "playbooks/", "scripts/", "lab/",
                        "molecule/shared/", ".config/molecule/")
-# The lab's verify reads its tests besides; the converge's inputs are in its key through lab-key.
-LAB_VERIFY_INPUTS = ("molecule/",)
+# The lab's verify reads its tests besides, and the integration helpers they import (modulerun.py);
+# the converge's inputs are in its key through lab-key.
+LAB_VERIFY_INPUTS = ("molecule/", "tests/integration/")
 LAB_IMAGE = {"default": ("plain", None), "fleet": ("plain", None), "releases": ("plain", "CEPHOPS_LAB_SUITE"),
              "ceph": ("ceph", None)}
 
@@ -488,9 +489,15 @@ def image_lines(scenario):
     return ["image %s %s" % (path.name, tree_digest(str(path))) for path in images]
 
 
+def lab_names(scenario, prefixes):
+    """The checkout's files under PREFIXES (not the integration test files), and the scenario's own
+    playbooks and the default one's, which the others borrow."""
+    return [n for n in checkout_files() if n.startswith(prefixes) and not TEST_FILE.match(n)
+            or n == "molecule/default/" + os.path.basename(n) or n.startswith("molecule/%s/" % scenario) and "/tests/" not in n]
+
+
 def lab_lines(scenario, prefixes):
-    names = [n for n in checkout_files() if n.startswith(prefixes) or n == "molecule/default/" + os.path.basename(n)
-             or n.startswith("molecule/%s/" % scenario) and "/tests/" not in n]
+    names = lab_names(scenario, prefixes)
     lines = run_lines(lab_run(scenario), "") + tree_lines(REPO_ROOT, names)
     if scenario == "ceph":
         lines += peer_lines()
@@ -518,7 +525,7 @@ def lab_select(scenario):
     with open(state_file(lab_run(scenario)), "w") as handle:
         # The verify's reads are charged to no test file: molecule runs its pytest.
         json.dump(dict(keys={"verify": key}, run=["verify"], reads={"": [[], False, True]},
-                       shared=[n for n in checkout_files() if n.startswith(LAB_CONVERGE_INPUTS + LAB_VERIFY_INPUTS)],
+                       shared=lab_names(scenario, LAB_CONVERGE_INPUTS + LAB_VERIFY_INPUTS),
                        checkout=checkout_files(), narrowed=narrowed([])), handle)
     if entry:
         suite = os.environ.get("CEPHOPS_LAB_SUITE", "")

@@ -280,6 +280,12 @@ def test_a_lab_verify_is_kept_by_every_input_of_its_converge_and_its_tests(check
     key = checkout.proven("lab-key", "default").stdout
     checkout.write("molecule/default/tests/test_lab.py")
     checkout.proven("lab-select", "default", expect=1)
+    checkout.proven("lab-record", "default", lab_junit(checkout), "0")
+    checkout.write("tests/integration/conftest.py")
+    checkout.proven("lab-select", "default", expect=1)  # a helper the lab tests import
+    checkout.proven("lab-record", "default", lab_junit(checkout), "0")
+    checkout.write("tests/integration/test_plain.py")
+    checkout.proven("lab-select", "default")  # an integration test is no input of the lab's
     assert checkout.proven("lab-key", "default").stdout == key, "a lab test is no input of the converge"
     for change in ("scripts/demo.sh", "scripts/requirements.txt", "molecule/default/converge.yml"):
         checkout.write(change)
