@@ -201,6 +201,13 @@ def _class_flag(disk):
     return "%s, %s: %s" % (found["class"] or "unknown", found["source"], found["why"]) if found.get("flagged") else ""
 
 
+def _disk_lines(disk):
+    """The lines under a host's table of the HTML page: how a disk's write cache was measured, and
+    why its class is flagged."""
+    return ["%s of %s: %s" % (what, disk["device"], said) for what, said in (
+        ("Write cache", _write_cache(disk)), ("Device class", _class_flag(disk))) if said]
+
+
 def _write_caches(document):
     """[(host, device, words)] of every disk whose write cache the probe was to switch."""
     return [(entry["host"], disk["device"], _write_cache(disk)) for entry in document["hosts"]
@@ -330,7 +337,7 @@ class _Environment(Environment):
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
 _ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
-                    crush=_crush, class_flag=_class_flag,
+                    crush=_crush, class_flag=_class_flag, disk_lines=_disk_lines,
                     md=_md, h=_html, x=_x, label=_label, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
                     write_caches=_write_caches)
@@ -655,17 +662,10 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
 {% endfor %}
 </table>
-{% for disk in entry.disks if disk | write_cache %}
+{% for line in entry.disks | map('disk_lines') | sum(start=[]) %}
 {% if loop.first %}<ul>
 {% endif %}
-<li>Write cache of {{ disk.device | h }}: {{ disk | write_cache | h }}</li>
-{% if loop.last %}</ul>
-{% endif %}
-{% endfor %}
-{% for disk in entry.disks if disk | class_flag %}
-{% if loop.first %}<ul>
-{% endif %}
-<li>Device class of {{ disk.device | h }}: {{ disk | class_flag | h }}</li>
+<li>{{ line | h }}</li>
 {% if loop.last %}</ul>
 {% endif %}
 {% endfor %}
