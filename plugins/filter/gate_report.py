@@ -191,14 +191,18 @@ def _write_cache(disk):
     return said
 
 
+def _class_of(disk):
+    return disk["device_class"]["class"]
+
+
 def _crush(disk):
-    return (disk.get("device_class") or {}).get("class") or "-"
+    return _class_of(disk) or "-"
 
 
 def _class_flag(disk):
     """Why the disk's class is flagged (its rotational flag and its measurement disagree), or ""."""
-    found = disk.get("device_class") or {}
-    return "%s, %s: %s" % (found["class"] or "unknown", found["source"], found["why"]) if found.get("flagged") else ""
+    found = disk["device_class"]
+    return "%s, %s: %s" % (found["class"] or "unknown", found["source"], found["why"]) if found["flagged"] else ""
 
 
 def _disk_lines(disk):
@@ -725,8 +729,12 @@ def _osd_spec(service_id, host, paths, device_class=None):
     return {"service_type": "osd", "service_id": service_id, "placement": {"hosts": [_text(host)]}, "spec": spec}
 
 
-def _class_of(disk):
-    return (disk.get("device_class") or {}).get("class")
+def _lvm_entries(entry):
+    """(index, [(part, disk)], whether a drive group can name it) of each lvm_volumes entry the
+    host hands over: one with an LV or a partition it cannot."""
+    for index in entry["handover"].get(LVM_VOLUMES, []):
+        parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == [LVM_VOLUMES, index]]
+        yield index, parts, not any(d["verdict"] == "not_probed" for _part, d in parts)
 
 
 def _batch_specs(prefix, entry, batch, disks, stable, notes):
@@ -762,9 +770,8 @@ def _host_specs(prefix, entry, notes):
     handover = entry["handover"]
     batch = dict((part, handover.get(variable, [])) for variable, part in LIST_PARTS)
     specs = _batch_specs(prefix, entry, batch, disks, stable, notes) if batch["data"] else []
-    for index in handover.get(LVM_VOLUMES, []):
-        parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == [LVM_VOLUMES, index]]
-        if any(d["verdict"] == "not_probed" for _part, d in parts):
+    for index, parts, nameable in _lvm_entries(entry):
+        if not nameable:
             notes.append("%s: lvm_volumes entry %d left out: it names an LV or a partition" % (entry["host"], index))
             continue
         specs.append(_osd_spec(_service_id(prefix, entry["host"], "lvm", index), entry["cephadm_host"],
@@ -808,9 +815,8 @@ def _handed_data(entry):
     disks = dict((d["device"], d) for d in entry["disks"])
     handover = entry["handover"]
     data = [disks[device] for device in handover.get(DEVICES, []) if device in disks]
-    for index in handover.get(LVM_VOLUMES, []):
-        parts = [(slot[2], d) for d in entry["disks"] for slot in d["slots"] if slot[:2] == [LVM_VOLUMES, index]]
-        if not any(d["verdict"] == "not_probed" for _part, d in parts):
+    for _index, parts, nameable in _lvm_entries(entry):
+        if nameable:
             data += [d for part, d in parts if part == "data"]
     fast = sorted(set(device for variable, part in LIST_PARTS if part != "data" for device in handover.get(variable, [])))
     return data, fast
@@ -828,7 +834,7 @@ def _class_notes(document):
     return ["%s %s: device class %s (%s)" % (entry["host"], disk["device"], disk["device_class"]["class"],
                                              disk["device_class"]["why"])
             for entry in document["hosts"] for disk in entry["disks"]
-            if (disk.get("device_class") or {}).get("flagged")]
+            if disk["device_class"]["flagged"]]
 
 
 def to_rook_storage(document):

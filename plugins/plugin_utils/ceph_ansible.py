@@ -240,10 +240,6 @@ def _lvm_volumes(disks, dropped):
     return kept if parts else None
 
 
-def _class(disk):
-    return (disk.get("device_class") or {}).get("class")
-
-
 def handover(disks):
     """({variable: value ceph-osd receives}, [why each approved disk or entry was dropped],
     [{crush_device_class: the class} of each lvm_volumes entry kept, {} where none is known]). ``lvm_volumes`` is given as the indexes of the
@@ -251,7 +247,7 @@ def handover(disks):
     dropped = []
     result = _batch(disks, dropped)
     by_device = dict((disk["device"], disk) for disk in disks)
-    batch = set(_class(by_device[device]) for device in result.get(DEVICES) or [] if device in by_device)
+    batch = set(by_device[device]["device_class"]["class"] for device in result.get(DEVICES) or [] if device in by_device)
     if len(batch) == 1 and None not in batch:
         result[CRUSH_DEVICE_CLASS] = batch.pop()
     kept = _lvm_volumes(disks, dropped)
@@ -259,6 +255,6 @@ def handover(disks):
     if kept is not None:
         result[LVM_VOLUMES] = kept
         data = dict((slot[1], disk) for disk in disks for slot in disk["slots"] if slot[0] == LVM_VOLUMES and slot[2] == "data")
-        classes = [{CRUSH_DEVICE_CLASS: _class(data[index])} if index in data and _class(data[index]) else {}
-                   for index in kept]
+        found = [data[index]["device_class"]["class"] if index in data else None for index in kept]
+        classes = [{CRUSH_DEVICE_CLASS: device_class} if device_class else {} for device_class in found]
     return result, dropped, classes
