@@ -28,8 +28,11 @@ description:
   - Every disk's CRUSH device class is the one P(cephops.osd_tuning.gate_host#filter) chose;
     where the kernel's rotational flag and what the disk measures disagree, every format flags it
     with the figure that decided.
+  - Every format shows each disk's deep-queue IOPS (the OSD start-up bench's shape, its time
+    beside it when the time ended the run first) beside its sync IOPS.
   - Every format also shows the fleet per model and firmware (C(models) in V(json)) - each
-    group's median and median absolute deviation of sync IOPS and p99 latency, the disks far
+    group's median and median absolute deviation of sync IOPS and p99 latency, the median
+    deep-queue IOPS of all its measured disks however few (the figure like disks share), the disks far
     from them (flagged, not blocked) and models that run more than one firmware; in V(junit)
     on the test cases of the disks concerned, in V(cephadm_spec) as comments.
   - Everything taken from hardware (models, serials, device names) is escaped for the format.
@@ -117,6 +120,21 @@ def _iops(value):
 
 def _ms(value):
     return "-" if value is None else ("%.3f" % value).rstrip("0").rstrip(".")
+
+
+def _deep(disk):
+    """The deep-queue figure of a disk: IOPS, with what ended the run when its time did."""
+    found = disk.get("deep_queue")
+    if not found:
+        return "-"
+    if found["error"]:
+        return "error"
+    return _iops(found["write_iops"]) + (" (%ss)" % _ms(found["seconds"]) if found["bounded_by"] == "time" else "")
+
+
+def _deep_median(group):
+    found = group["deep_queue_iops"]
+    return "-" if found is None else "%s (%d disks)" % (_iops(found["median"]), found["disks"])
 
 
 def _cached(disk):
@@ -340,7 +358,7 @@ class _Environment(Environment):
 
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
-_ENV.filters.update(text=_text, iops=_iops, ms=_ms, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
+_ENV.filters.update(text=_text, iops=_iops, ms=_ms, deep=_deep, deep_median=_deep_median, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
                     crush=_crush, class_flag=_class_flag, disk_lines=_disk_lines,
                     md=_md, h=_html, x=_x, label=_label, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
@@ -376,10 +394,11 @@ disks chosen by: {{ record | chosen_by }}""")
 
 def host_table(record):
     """Plain-text table of one host's disks, the message of a blocked host."""
-    header = ("DEVICE", "CLASS", "CRUSH", "VERDICT", "SYNC IOPS", "P99 MS", "CACHED", "PLP", "HEALTH", "DECISION", "REASONS")
+    header = ("DEVICE", "CLASS", "CRUSH", "VERDICT", "SYNC IOPS", "P99 MS", "DEEP-QUEUE IOPS", "CACHED", "PLP", "HEALTH",
+              "DECISION", "REASONS")
     rows = [header] + [tuple(_text(cell) for cell in (
         d["device"], d["thresholds_class"], _crush(d), d["verdict"] or "-", _iops(d["write_iops"]), _ms(d["p99_sync_latency_ms"]),
-        _cached(d), (d["plp"] or {}).get("verdict") or "-",
+        _deep(d), _cached(d), (d["plp"] or {}).get("verdict") or "-",
         (d.get("health") or {}).get("status", "-"), _approval(d), "; ".join(d["reasons"])))
         for d in record["disks"]]
     return HOST_TABLE.render(table=_aligned(rows), record=record)
@@ -402,10 +421,11 @@ measured disks without a model (not grouped): {{ models.measured_without_model }
 
 def models_table(models):
     """Plain-text table of the fleet per model and firmware, its outliers and mixed firmware."""
-    header = ("MODEL", "FIRMWARE", "DISKS", "HOSTS", "MEDIAN SYNC IOPS", "MEDIAN P99 MS", "JUDGED", "OUTLIERS")
+    header = ("MODEL", "FIRMWARE", "DISKS", "HOSTS", "MEDIAN SYNC IOPS", "MEDIAN P99 MS", "MEDIAN DEEP-QUEUE IOPS",
+              "JUDGED", "OUTLIERS")
     rows = [header] + [tuple(_text(cell) for cell in (
         g["model"], g["firmware"] or "-", g["disks"], g["hosts"], _figure(g, "write_iops"),
-        _figure(g, "p99_sync_latency_ms"), _judged(g, models["rule"]["min_group"]), len(g["outliers"])))
+        _figure(g, "p99_sync_latency_ms"), _deep_median(g), _judged(g, models["rule"]["min_group"]), len(g["outliers"])))
         for g in models["groups"]]
     return MODELS_TABLE.render(table=_aligned(rows), models=models)
 
@@ -457,8 +477,9 @@ def to_junit(document):
                 ET.SubElement(case, "skipped", message=_text("; ".join(disk["reasons"])))
             else:
                 out = ET.SubElement(case, "system-out")
-                out.text = _text("%s, %s sync IOPS, p99 %s ms%s, health %s" % (
+                out.text = _text("%s, %s sync IOPS, p99 %s ms%s%s, health %s" % (
                     disk["verdict"], _iops(disk["write_iops"]), _ms(disk["p99_sync_latency_ms"]),
+                    ", %s deep-queue IOPS" % _deep(disk) if disk["deep_queue"] else "",
                     ", cached" if disk["cached"] else "", _health(disk)))
             if disk is not None and notes.get((entry["host"], disk["device"])):
                 out = case.find("system-out")
@@ -490,16 +511,16 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 - RAID controllers of {{ entry.host | md }}: {{ entry | controllers | md }}.
 {% endfor %}
 
-| Host | Device | Model | Class | CRUSH class | Verdict | Sync IOPS | p99 ms | Cached | Power-loss protection | Health | Decision | Reasons |
-| --- | --- | --- | --- | --- | --- | ---: | ---: | --- | --- | --- | --- | --- |
+| Host | Device | Model | Class | CRUSH class | Verdict | Sync IOPS | p99 ms | Deep-queue IOPS | Cached | Power-loss protection | Health | Decision | Reasons |
+| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | --- | --- |
 {% for entry in document.hosts %}
 {% if not entry.disks %}
-| {{ entry.host | md }} | - | - | - | - | {{ entry.status | md }} | - | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
+| {{ entry.host | md }} | - | - | - | - | {{ entry.status | md }} | - | - | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
 {% endif %}
 {% for disk in entry.disks %}
 | {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk.thresholds_class | md }} | {{ disk | crush | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
-{{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{{ disk | deep | md }} | {{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
 {% endfor %}
 {% for host, device, said in document | write_caches %}
@@ -522,11 +543,11 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 
 Rule: {{ models | rule | md }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.
 
-| Model | Firmware | Disks | Hosts | Median sync IOPS | Median p99 ms | Judged | Outliers |
-| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |
+| Model | Firmware | Disks | Hosts | Median sync IOPS | Median p99 ms | Median deep-queue IOPS | Judged | Outliers |
+| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |
 {% for group in models.groups %}
 | {{ group.model | md }} | {{ group.firmware | md }} | {{ group.disks }} | {{ group.hosts }} | \
-{{ group | figure("write_iops") | md }} | {{ group | figure("p99_sync_latency_ms") | md }} | \
+{{ group | figure("write_iops") | md }} | {{ group | figure("p99_sync_latency_ms") | md }} | {{ group | deep_median | md }} | \
 {{ group | judged(models.rule.min_group) | md }} | {{ group.outliers | length }} |
 {% endfor %}
 
@@ -657,11 +678,11 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 {{ svg(entry, settings, document.reference_drives) }}
 {% if entry.disks %}
 <table><tr><th>Device</th><th>Model</th><th>Serial</th><th>Class</th><th>CRUSH class</th><th>Verdict</th><th>Sync IOPS</th>\
-<th>p99 ms</th><th>Cached</th><th>Power-loss protection</th><th>Health</th><th>Decision</th><th>Reasons</th></tr>
+<th>p99 ms</th><th>Deep-queue IOPS</th><th>Cached</th><th>Power-loss protection</th><th>Health</th><th>Decision</th><th>Reasons</th></tr>
 {% for disk in entry.disks %}
 <tr><td>{{ disk.device | h }}</td><td>{{ (disk.model or '-') | h }}</td><td>{{ (disk.serial or '-') | h }}</td>\
 <td>{{ disk.thresholds_class | h }}</td><td>{{ disk | crush | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
-<td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
+<td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | deep | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
 <td>{{ disk | health | h }}</td>\
 <td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
 {% endfor %}
@@ -680,11 +701,11 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 <p>Rule: {{ models | rule | h }}. Measured disks without a model (not grouped): {{ models.measured_without_model }}.</p>
 {% if models.groups %}
 <table><tr><th>Model</th><th>Firmware</th><th>Disks</th><th>Hosts</th><th>Median sync IOPS</th><th>Median p99 ms</th>\
-<th>Judged</th><th>Outliers</th></tr>
+<th>Median deep-queue IOPS</th><th>Judged</th><th>Outliers</th></tr>
 {% for group in models.groups %}
 <tr><td>{{ group.model | h }}</td><td>{{ (group.firmware or '-') | h }}</td><td>{{ group.disks }}</td>\
 <td>{{ group.hosts }}</td><td>{{ group | figure('write_iops') | h }}</td>\
-<td>{{ group | figure('p99_sync_latency_ms') | h }}</td><td>{{ group | judged(models.rule.min_group) | h }}</td>\
+<td>{{ group | figure('p99_sync_latency_ms') | h }}</td><td>{{ group | deep_median | h }}</td><td>{{ group | judged(models.rule.min_group) | h }}</td>\
 <td class="{{ 'blocked' if group.outliers else 'approved' }}">{{ group.outliers | length }}</td></tr>
 {% endfor %}
 </table>

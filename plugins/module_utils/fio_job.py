@@ -35,6 +35,13 @@ JOURNAL_JOB = (
     ("bs", "4k"), ("iodepth", "1"), ("rw", "write"),
 )
 MODE_JOBS = {"randwrite": RANDWRITE_JOB, "journal": JOURNAL_JOB}
+# The shape of the bench an OSD runs at its first start for the mClock scheduler's capacity:
+# 4 KiB random writes, many in flight, one flush at the end (Ceph's osd bench writes 12,288,000
+# bytes by default). What it measures is how many queued writes a disk absorbs, not its flush.
+DEEP_QUEUE_JOB = (
+    ("ioengine", "libaio"), ("direct", "1"), ("bs", "4k"), ("rw", "randwrite"), ("end_fsync", "1"),
+)
+DEEP_QUEUE_BYTES = 12288000
 
 # fio stops jobs at --runtime; a job that ran much shorter was cut off.
 MIN_RUNTIME_SHARE = 0.9
@@ -84,6 +91,24 @@ def fio_command(fio, targets, options, runtime, region, numjobs=1):
     else:
         argv.append("--size=%d" % length)
     return argv + ["--%s=%s" % option for option in options] + job_sections(targets)
+
+
+def deep_queue_command(fio, targets, region, iodepth, seconds):
+    """One fio run of the deep-queue job over every target inside the probe region. It ends
+    after DEEP_QUEUE_BYTES or ``seconds``, whichever comes first (not --time_based), and fio
+    counts the closing flush in its runtime and so in the IOPS it reports."""
+    offset, length = region
+    argv = [fio] + list(RUN_OPTIONS) + ["--runtime=%d" % seconds, "--offset=%d" % offset, "--size=%d" % length,
+                                        "--io_size=%d" % min(DEEP_QUEUE_BYTES, length), "--iodepth=%d" % iodepth]
+    return argv + ["--%s=%s" % option for option in DEEP_QUEUE_JOB] + job_sections(targets)
+
+
+def deep_queue_figure(measurement, iodepth, region_length):
+    """The deep-queue figure of one disk's measurement, with what ended the run."""
+    written = measurement["total_ios"] * 4096
+    return {"write_iops": measurement["write_iops"], "iodepth": iodepth, "bytes": written,
+            "seconds": round(measurement["runtime_ms"] / 1000.0, 3),
+            "bounded_by": "bytes" if written >= min(DEEP_QUEUE_BYTES, region_length) else "time", "error": None}
 
 
 def job_sections(targets):

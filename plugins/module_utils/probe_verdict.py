@@ -321,7 +321,7 @@ def empty_result(device, disk=None):
         "verdict": None, "reasons": [], "method": None, "mode": None, "command": None,
         "fio_version": None, "write_iops": None, "write_bw_bytes": None, "total_ios": None,
         "runtime_ms": None, "latency_us": None, "p99_sync_latency_ms": None, "adaptive": None,
-        "journal": None, "plp": None, "write_cache": None, "write_cache_comparison": None,
+        "journal": None, "plp": None, "deep_queue": None, "write_cache": None, "write_cache_comparison": None,
         "write_cache_disabled": None, "region": None, "region_nonzero_mib": None, "written": False, "zeroed": None, "zeroed_bytes": None,
         "recovered": None, "cached": False, "cache_age_seconds": None,
     }
@@ -350,7 +350,7 @@ def probe_result(disk, outcome, settings, fio_version):
     result = dict(empty_result(disk["path"], disk), method=settings["method"], mode=settings["mode"],
                   region=_region_dict(settings["region"]), region_nonzero_mib=disk["region_nonzero_mib"],
                   written=True, fio_version=fio_version if settings["method"] == "fio" else None)
-    for key in ("command", "adaptive", "journal", "plp", "write_cache", "write_cache_comparison",
+    for key in ("command", "adaptive", "journal", "plp", "deep_queue", "write_cache", "write_cache_comparison",
                 "write_cache_disabled", "written", "zeroed", "zeroed_bytes"):
         if key in outcome:
             result[key] = outcome[key]

@@ -226,6 +226,22 @@ options:
         run. Its power-loss verdict comes from its own fsync latency, whatever this says.
     type: int
     default: 3
+  deep_queue_seconds:
+    description:
+      - After the main probe, every measured disk gets a run in the shape of the bench an OSD
+        runs at its first start for the mClock scheduler's capacity (C(osd bench)) - 4 KiB random
+        writes with O(deep_queue_iodepth) in flight and one flush at the end, inside the same
+        probe region. It ends after Ceph's 12,288,000 bytes or this many seconds, whichever
+        comes first, so that a spinning disk does not pay minutes. RV(results[].deep_queue)
+        holds its figure, the one the mClock capacity is seeded from.
+      - V(0) skips it. Less than O(timeout), which kills this run as it kills every other. fio only.
+    type: int
+    default: 3
+  deep_queue_iodepth:
+    description:
+      - Writes in flight in the deep-queue run (O(deep_queue_seconds)).
+    type: int
+    default: 32
   compare_write_cache:
     description:
       - Measure once more with the write cache switched the other way (C(hdparm -W) for ATA,
@@ -473,6 +489,17 @@ results:
                0.016 ms, which fio timed with it)", "a flush of 0.5 ms or more empties a volatile cache to flash"],
                flush_cost_source: fsync_latency, flush_cost_ms: 1.719, plain_write_ms: 0.024, unsynced_iops: null,
                ratio: null, error: null}
+    deep_queue:
+      description:
+        - The deep-queue figure (O(deep_queue_seconds)) of a measured disk - C(write_iops) (the
+          closing flush counted in its time), C(iodepth), C(bytes) written, C(seconds), and
+          C(bounded_by) (V(bytes) when Ceph's 12,288,000 bytes were written, V(time) when
+          O(deep_queue_seconds) ended it first) - or C(error) alone when the run failed; the
+          verdict stands on the main probe either way. C(command) is fio's command line.
+        - Null when not run (V(0), O(method=dd), a disk not measured).
+      type: dict
+      sample: {write_iops: 27345.9, iodepth: 32, bytes: 12288000, seconds: 0.112, bounded_by: bytes, error: null,
+               command: [fio, --output-format=json, "..."]}
     write_cache:
       description: C(tool) that reads the drive's cache (V(hdparm), V(nvme), V(sdparm) or
         V(sysfs) when only the kernel's view exists), C(present) (the drive has a volatile
@@ -583,7 +610,7 @@ CACHE_KEY_SETTINGS = ("mode", "method", "options", "runtime", "region", "thresho
                       "stage_seconds", "margin", "plp_runtime", "compare_write_cache", "min_gain", "max_numjobs")
 # Settings added since, with the value that measures as before they existed: they enter the key
 # only at another value, so the entries stored before them stay valid.
-LATER_CACHE_KEY_SETTINGS = {"write_cache": "as_is"}
+LATER_CACHE_KEY_SETTINGS = {"write_cache": "as_is", "deep_queue": {"seconds": 0, "iodepth": 32}}
 
 
 def disk_identity(disk, backing_file=None):
@@ -940,15 +967,20 @@ class Prober:
                     outcomes[names[0]] = dict(outcome, command=argv)
                 continue
             for names, argv in batch:
-                rc, out, err, timed_out = processes.run_processes([argv], self.s["timeout"])[0]
-                if timed_out:
-                    found = dict((n, {"error": "fio did not finish within %d s; killed" % self.s["timeout"]}) for n in names)
-                else:
-                    found, version = fio_job.fio_outcome(rc, out, err, names, runtime)
-                    self.fio_version = version or self.fio_version
+                found = self.fio(names, argv, runtime)
                 for name in names:
                     outcomes[name] = dict(found[name], command=argv)
         return outcomes
+
+    def fio(self, names, argv, runtime):
+        """{name: {"measurement"|"error": ...}} of one fio run over the disks ``names``; a
+        job that ran shorter than ``runtime`` seconds was cut off (0: it may end sooner)."""
+        rc, out, err, timed_out = processes.run_processes([argv], self.s["timeout"])[0]
+        if timed_out:
+            return dict((n, {"error": "fio did not finish within %d s; killed" % self.s["timeout"]}) for n in names)
+        found, version = fio_job.fio_outcome(rc, out, err, names, runtime)
+        self.fio_version = version or self.fio_version
+        return found
 
     def measure_main(self, disks):
         """The verdict probe: full length, or adaptive stages with a full-length fallback."""
@@ -1019,6 +1051,9 @@ class Prober:
             if good and self.s["mode"] == "journal":
                 for name, ramp in journal_ramp(self.measure, self.s, good, measured).items():
                     results[name]["journal"] = ramp
+            if good and self.s["deep_queue"]["seconds"] and self.s["method"] == "fio":
+                for name, figure in deep_queue(self, good).items():
+                    results[name]["deep_queue"] = figure
             # The cache as it was while measuring: what the power-loss verdict must weigh.
             caches = dict((d["name"], during.get(d["name"]) or results[d["name"]]["write_cache"]) for d in good)
             for disk in good:
@@ -1078,6 +1113,20 @@ class Prober:
                              probe_region.zero_command(disk["path"], self.s["region"])))
             restored[disk["name"]] = (zeroed_bytes, error)
         return restored
+
+
+def deep_queue(prober, disks):
+    """{name: deep-queue figure or {"error": ...}}: the OSD start-up bench's shape, inside
+    each disk's probe region like every other write of the probe."""
+    found, settings = {}, prober.s
+    for group in ([disks] if settings["parallel"] else [[d] for d in disks]):
+        argv = fio_job.deep_queue_command(settings["fio"], [(d["name"], d["path"]) for d in group], settings["region"],
+                                          settings["deep_queue"]["iodepth"], settings["deep_queue"]["seconds"])
+        for name, outcome in prober.fio([d["name"] for d in group], argv, 0).items():
+            found[name] = dict(fio_job.deep_queue_figure(outcome["measurement"], settings["deep_queue"]["iodepth"],
+                                                         settings["region"][1])
+                               if "measurement" in outcome else {"error": outcome["error"]}, command=argv)
+    return found
 
 
 def journal_ramp(measure, settings, disks, first):
@@ -1203,6 +1252,8 @@ def main():
             timeout=dict(type="int"),
             method=dict(type="str", choices=["auto", "fio", "dd"], default="auto"),
             plp_runtime=dict(type="int", default=3),
+            deep_queue_seconds=dict(type="int", default=3),
+            deep_queue_iodepth=dict(type="int", default=32),
             compare_write_cache=dict(type="bool", default=False),
             write_cache=dict(type="str", choices=["as_is", "disabled"], default="as_is"),
             journal_min_gain=dict(type="float", default=0.1),
@@ -1228,6 +1279,11 @@ def main():
     for key in ("runtime", "adaptive_stage_seconds", "region_size_mib"):
         if params[key] < 1:
             module.fail_json(msg="%s must be at least 1" % key)
+    timeout = params["timeout"] or params["runtime"] + 60
+    if not 0 <= params["deep_queue_seconds"] < timeout:
+        module.fail_json(msg="deep_queue_seconds must be from 0 (off) to less than timeout (%d)" % timeout)
+    if params["deep_queue_iodepth"] < 1:
+        module.fail_json(msg="deep_queue_iodepth must be at least 1")
     if params["cache_max_age"] < 0:
         module.fail_json(msg="cache_max_age must not be negative")
     if params["adaptive_margin"] <= 1:
@@ -1244,8 +1300,9 @@ def main():
         region=probe_region.region_bytes(params["region_offset_mib"], params["region_size_mib"]),
         thresholds=thresholds, parallel=params["parallel"], adaptive=params["adaptive"],
         stage_seconds=params["adaptive_stage_seconds"], margin=params["adaptive_margin"],
-        timeout=params["timeout"] or params["runtime"] + 60, plp_runtime=params["plp_runtime"],
+        timeout=timeout, plp_runtime=params["plp_runtime"],
         compare_write_cache=params["compare_write_cache"], write_cache=params["write_cache"],
+        deep_queue={"seconds": params["deep_queue_seconds"], "iodepth": params["deep_queue_iodepth"]},
         min_gain=params["journal_min_gain"],
         max_numjobs=params["journal_max_numjobs"],
     )

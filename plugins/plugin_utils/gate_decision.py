@@ -191,6 +191,7 @@ def _disk_entry(candidate, result, settings, health, write_back):
         "write_iops": None, "p99_sync_latency_ms": None, "runtime_ms": None, "cached": False,
         "cache_age_seconds": None, "plp": None, "write_cache_comparison": None, "write_cache_disabled": None,
         "durable_write_ms": durable_write_ms(result.get("latency_us")),
+        "deep_queue": deep_queue(result.get("deep_queue")),
     }
     entry.update(copy_identity(result), wwn=result.get("wwn") or candidate["wwn"])
     for key in ("name", "transport", "verdict", "reasons", "write_iops", "p99_sync_latency_ms", "runtime_ms", "cached",
@@ -215,6 +216,13 @@ def _disk_entry(candidate, result, settings, health, write_back):
     entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")
     entry["device_class"] = device_class(entry, settings, write_back)
     return entry
+
+
+def deep_queue(found):
+    """The deep-queue figure a report shows of a probe result's (None when not run)."""
+    if not found:
+        return None
+    return dict((key, found.get(key)) for key in ("write_iops", "iodepth", "bytes", "seconds", "bounded_by", "error"))
 
 
 def _result(candidate, outcome, by_device, settings):
@@ -325,7 +333,8 @@ def spread(values):
 
 def _member(entry, disk):
     return {"host": entry["host"], "device": disk["device"], "serial": disk["serial"], "decision": disk["decision"],
-            "write_iops": disk["write_iops"], "p99_sync_latency_ms": disk["p99_sync_latency_ms"]}
+            "write_iops": disk["write_iops"], "p99_sync_latency_ms": disk["p99_sync_latency_ms"],
+            "deep_queue_iops": (disk.get("deep_queue") or {}).get("write_iops")}
 
 
 def _judge(members):
@@ -349,9 +358,12 @@ def _judge(members):
 def _group(model, firmware, members):
     measured = [m for m in members if m["write_iops"] is not None]
     figures, outliers = _judge(measured)
+    deep = [m["deep_queue_iops"] for m in members if m["deep_queue_iops"] is not None]
     return {"model": model, "firmware": firmware, "disks": len(members), "measured": len(measured),
             "hosts": len(set(m["host"] for m in members)), "judged": len(measured) >= MIN_GROUP,
-            "figures": figures, "outliers": outliers}
+            "figures": figures, "outliers": outliers,
+            # Every measured disk counts, however few: like disks get this one figure (the mClock seed).
+            "deep_queue_iops": {"median": round(median(deep), 1), "disks": len(deep)} if deep else None}
 
 
 def _mixed_firmware(groups, members):

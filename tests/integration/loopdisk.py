@@ -167,6 +167,10 @@ class Throttle:
         with open(os.path.join(self.path, "blkio.throttle." + knob), "w") as handle:
             handle.write("%d:%d %d\n" % (os.major(rdev), os.minor(rdev), value))
 
+    def prefix(self):
+        """argv that runs the command after it in the cgroup: for a module run directly."""
+        return ["sh", "-c", 'echo $$ >"$0/cgroup.procs" && exec "$@"', self.path]
+
     def enter(self):
         """preexec_fn: the child and everything it starts (fio included) join the cgroup."""
         with open(os.path.join(self.path, "cgroup.procs"), "w") as handle:

@@ -14,7 +14,7 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.fio_job import 
 
 from conftest import FioWatch, fio_pids
 from modulerun import ansible_module
-from loopdisk import cached_pages, run
+from loopdisk import Throttle, cached_pages, run
 from standins import Drive
 from test_disk_facts import NON_BLANK, facts, make_gpt_partitions
 
@@ -29,7 +29,7 @@ IMPOSSIBLE = dict(min_iops=10 ** 9, marginal_min_iops=10 ** 8, max_p99_sync_late
 
 
 def probe(disks, check=False, **args):
-    params = dict(devices=[d.path for d in disks], runtime=2, plp_runtime=0)
+    params = dict(devices=[d.path for d in disks], runtime=2, plp_runtime=0, deep_queue_seconds=0)
     params.update(args)
     result = ansible_module("sync_write_probe", params, check=check)
     assert not result.get("failed"), result.get("msg")
@@ -78,6 +78,40 @@ def test_blank_disk_gets_a_measured_verdict_and_is_blank_again(loop_disks):
     # A loop device's flushes reach the backing file's storage: the verdict follows the measured cost.
     assert (plp["verdict"] == "unlikely") == (plp["flush_cost_ms"] >= 0.5), plp
     assert found["written"] is True and found["zeroed"] is True
+    assert_blank_again(disk)
+
+
+def test_the_deep_queue_figure_writes_ceph_s_bench_bytes_inside_the_region_and_leaves_it_blank(loop_disks):
+    disks = [loop_disks(), loop_disks()]
+    with FioWatch(disks[0].path) as watch:
+        found = by_device(probe(disks, deep_queue_seconds=3, **EASY))
+    assert len(watch.pids) == 2, watch.pids  # the main probe, then the deep-queue run
+    for disk in disks:
+        deep = found[disk.path]["deep_queue"]
+        assert (deep["bounded_by"], deep["bytes"], deep["iodepth"], deep["error"]) == ("bytes", 12288000, 32, None), deep
+        # The closing flush is in the time: the figure is what the bytes took, made durable.
+        assert deep["write_iops"] == pytest.approx(3000 / deep["seconds"], rel=0.05), deep
+        command = deep["command"]
+        for option in ("--iodepth=32", "--end_fsync=1", "--rw=randwrite", "--bs=4k", "--io_size=12288000",
+                       "--offset=%d" % REGION[0], "--size=%d" % REGION[1], "--runtime=3"):
+            assert option in command, (option, command)
+        assert "--time_based" not in command and "--fsync=1" not in command
+        assert [a for a in command if a.startswith("--filename=")] == ["--filename=" + d.path for d in disks]
+        assert found[disk.path]["zeroed"] is True
+        assert_blank_again(disk)
+
+
+def test_a_disk_too_slow_for_the_bytes_ends_the_deep_queue_run_at_its_time(loop_disks):
+    disk = loop_disks()
+    throttle = Throttle([("write_iops_device", disk, 200)])
+    try:
+        result = ansible_module("sync_write_probe", dict(
+            devices=[disk.path], runtime=2, plp_runtime=0, deep_queue_seconds=1, **EASY), prefix=throttle.prefix())
+    finally:
+        throttle.remove()
+    deep = by_device(result)[disk.path]["deep_queue"]
+    assert deep["bounded_by"] == "time" and 0 < deep["bytes"] < 12288000, deep
+    assert 1.0 <= deep["seconds"] < 3.0 and deep["write_iops"] <= 220, deep
     assert_blank_again(disk)
 
 

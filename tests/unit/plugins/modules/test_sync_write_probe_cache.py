@@ -15,7 +15,7 @@ DISK = {"name": "sdb", "path": "/dev/sdb", "wwn": "0x55cd2e404c0a1b2c", "serial"
 SETTINGS = dict(mode="randwrite", method="fio", fio="/usr/bin/fio", options=fio_job.job_options("randwrite"),
                 runtime=15, region=REGION, thresholds=THRESHOLDS, parallel=True, adaptive=False, stage_seconds=2,
                 margin=1.5, timeout=75, plp_runtime=3, compare_write_cache=False, write_cache="as_is",
-                min_gain=0.1, max_numjobs=16)
+                min_gain=0.1, max_numjobs=16, deep_queue={"seconds": 0, "iodepth": 32})
 
 
 def stored(verdict="suitable"):
@@ -47,6 +47,8 @@ def test_a_setting_added_later_keeps_the_keys_stored_before_it_at_its_old_behavi
     # stored before miss once); write_cache at its old behaviour leaves it alone.
     assert key_of(write_cache="as_is") == "ff07bc90cbef936dd7a47b8919a49711590345bd612fae9bc57704cc6e0ec714"
     assert key_of(write_cache="disabled") != key_of()
+    # An entry stored before the deep-queue figure existed has none: a run that wants one misses it.
+    assert key_of(deep_queue={"seconds": 3, "iodepth": 32}) != key_of()
 
 
 # A SATA drive as sysfs shows it cuts both strings: device/model keeps 16 of the model's 40

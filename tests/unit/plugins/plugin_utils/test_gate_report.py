@@ -140,7 +140,7 @@ def md_escaped(text):
 def test_markdown_escapes_cells():
     text = gate_report.to_markdown(fleet())
     row = [line for line in text.splitlines() if "/dev/sdc" in line][0]
-    assert "&lt;script>" in row and "&lt;/script>" in row and "\\|pipe" in row and row.count(" | ") == 12
+    assert "&lt;script>" in row and "&lt;/script>" in row and "\\|pipe" in row and row.count(" | ") == 13
     # No tag starts with a digit: shown as written.
     assert "| osd<2> | - |" in text
 
@@ -154,7 +154,7 @@ def test_markdown_keeps_comparisons_as_written():
     text = gate_report.to_markdown(gate_decision.fleet_document(["osd1"], [probed], SETTINGS, "now"))
     assert "&gt;" not in text and "&lt;" not in text
     row = markdown_rows(text)[0]
-    assert row[12] == "; ".join(reasons)
+    assert row[13] == "; ".join(reasons)
 
 
 def test_markdown_rendered_shows_hostile_strings_as_text_and_makes_no_element():
@@ -183,13 +183,13 @@ def markdown_rows(text, header="| Host "):
     return rows
 
 
-def test_markdown_rows_parse_back_to_thirteen_cells():
+def test_markdown_rows_parse_back_to_fourteen_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document))
-    assert [len(row) for row in rows] == [13] * 5
+    assert [len(row) for row in rows] == [14] * 5
     escaped = md_escaped(text)
     assert rows[0][:6] == [escaped, "/dev/sdb", escaped, "flash", "ssd", "suitable"]
-    assert rows[0][12] == escaped + "; " + escaped
+    assert rows[0][13] == escaped + "; " + escaped
     assert rows[4][:6] == ["lost<" + escaped, "-", "-", "-", "-", "no_result"]
 
 
@@ -268,12 +268,12 @@ def test_cephadm_spec_without_approved_disks_is_empty():
 def test_text_table_names_every_disk_and_reason():
     lines = gate_report.to_table(fleet()).splitlines()
     assert lines[0] == "osd1: not passed"
-    assert lines[1].split() == ["DEVICE", "CLASS", "CRUSH", "VERDICT", "SYNC", "IOPS", "P99", "MS", "CACHED", "PLP",
-                                "HEALTH", "DECISION", "REASONS"]
+    assert lines[1].split() == ["DEVICE", "CLASS", "CRUSH", "VERDICT", "SYNC", "IOPS", "P99", "MS", "DEEP-QUEUE", "IOPS",
+                                "CACHED", "PLP", "HEALTH", "DECISION", "REASONS"]
     assert lines[3].split()[:6] == ["/dev/sdc", "flash", "ssd", "unsuitable", "574", "0.265"]
     assert lines[3].endswith("because unsuitable")
     assert "yes (2 h old)" in lines[4]
-    assert lines[3].split()[7] == "likely" and "power-loss protection of /dev/sdc: likely: fsync costs 0.02 ms" in lines
+    assert lines[3].split()[8] == "likely" and "power-loss protection of /dev/sdc: likely: fsync costs 0.02 ms" in lines
 
 
 def test_text_table_columns_line_up_and_nothing_is_evaluated():
@@ -370,7 +370,7 @@ def test_a_p99_outlier_reads_with_its_unit_in_every_report():
 def test_the_per_model_view_of_a_hostile_fleet_stays_in_its_cells():
     text, document = hostile_fleet()
     rows = markdown_rows(gate_report.to_markdown(document), "| Model ")
-    assert [(len(row), row[0]) for row in rows] == [(8, md_escaped(text))]
+    assert [(len(row), row[0]) for row in rows] == [(9, md_escaped(text))]
     table = gate_report.models_table(document["models"])
     assert "{{ 7 * 7 }}" in table and "49" not in table
 
@@ -389,7 +389,7 @@ def test_every_report_shows_the_power_loss_protection_verdict_with_its_reasons()
     column = table[1].index("PLP")
     assert [line[column:].split()[0] for line in table[2:5]] == ["likely", "unlikely", "-"]
     assert "power-loss protection of /dev/sdc: " + said in table
-    assert [row[9] for row in markdown_rows(gate_report.to_markdown(document))] == [
+    assert [row[10] for row in markdown_rows(gate_report.to_markdown(document))] == [
         "likely: fsync costs 0.02 ms", said, "-"]
     assert "<td>%s</td>" % said in gate_report.to_html(document)
     root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
@@ -455,3 +455,34 @@ def test_every_report_says_a_drive_without_a_volatile_cache_had_nothing_to_switc
     assert [c.find("system-out").text.splitlines()[-1] for c in root.iter("testcase")] == ["write cache " + said] * 2
     # Neither drive failed for its cache.
     assert [c.find("failure") for c in root.iter("testcase")] == [None, None]
+
+
+def deep(iops, bounded_by="bytes", seconds=0.2, error=None):
+    return {"write_iops": iops, "iodepth": 32, "bytes": 12288000, "seconds": seconds, "bounded_by": bounded_by,
+            "error": error, "command": ["fio"]}
+
+
+def test_every_report_shows_the_deep_queue_figure_beside_the_sync_one_and_the_model_s_median():
+    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc"), candidate("/dev/sdd"), candidate("/dev/sde")],
+                    finished_ok(result("/dev/sdb", "suitable", 9000.0, deep_queue=deep(41000.0)),
+                                result("/dev/sdc", "suitable", 9100.0, deep_queue=deep(43000.0)),
+                                result("/dev/sdd", "suitable", 310.0, deep_queue=deep(420.0, "time", 3.1)),
+                                result("/dev/sde", "suitable", 9050.0, deep_queue={"error": "fio job failed"})))
+    document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS)
+    shown = ["41 000", "43 000", "420 (3.1s)", "error"]
+    [group] = json.loads(gate_report.to_json(document))["models"]["groups"]
+    # Fewer disks than the outlier rule judges: the median of every measured one all the same.
+    assert (group["judged"], group["deep_queue_iops"]) == (False, {"median": 41000.0, "disks": 3})
+    table = gate_report.to_table(document).splitlines()
+    column = table[1].index("DEEP-QUEUE IOPS")
+    assert [line[column:column + 12].strip() for line in table[2:6]] == shown
+    assert "41 000 (3 disks)" in gate_report.models_table(document["models"])
+    assert [row[8] for row in markdown_rows(gate_report.to_markdown(document))] == shown
+    assert [row[6] for row in markdown_rows(gate_report.to_markdown(document), "| Model ")] == ["41 000 (3 disks)"]
+    page = gate_report.to_html(document)
+    assert all("<td>%s</td>" % cell in page for cell in shown) and "<td>41 000 (3 disks)</td>" in page
+    root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
+    assert [c.find("system-out").text.splitlines()[0] for c in root.iter("testcase")][:3] == [
+        "suitable, 9 000 sync IOPS, p99 0.265 ms, 41 000 deep-queue IOPS, health -",
+        "suitable, 9 100 sync IOPS, p99 0.265 ms, 43 000 deep-queue IOPS, health -",
+        "suitable, 310 sync IOPS, p99 0.265 ms, 420 (3.1s) deep-queue IOPS, health -"]
