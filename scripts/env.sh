@@ -55,6 +55,8 @@ DEBIAN_PACKAGES=(
   # Ceph's own code the tests compare with: its spec validation (python3-ceph-common) and
   # ceph-volume, which bookworm ships in ceph-osd.
   python3-ceph-common ceph-osd
+  # A monitor of its own for the mClock capacity tests (tests/integration/test_mclock_capacity.py).
+  ceph-mon
 )
 
 log() { printf '==> %s\n' "$*" >&2; }

@@ -560,8 +560,14 @@ def identity(name):
 def identity_key(name):
     """A key that follows a disk across reboots and renames: its WWN, else its serial, else
     its kernel name."""
-    found = identity(name)
-    return "wwn:" + found["wwn"] if found["wwn"] else "serial:" + found["serial"] if found["serial"] else "name:" + name
+    return identity_key_of(identity(name), name)
+
+
+def identity_key_of(found, name):
+    """identity_key of a disk whose WWN and serial ``found`` holds (a record of it)."""
+    if found.get("wwn"):
+        return "wwn:" + found["wwn"]
+    return "serial:" + found["serial"] if found.get("serial") else "name:" + str(name)
 
 
 def _wwn(props, attrs):

@@ -7,13 +7,19 @@ would, and need root. Disks are sparse files, so an 8 GiB disk costs nothing.
 import json
 import os
 import signal
+import socket
 import subprocess
+import sys
 import threading
 import time
+import uuid
 
 import pytest
 
 from loopdisk import attach, detach, run
+
+# The test helpers both suites import (tests/helpers).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "helpers"))
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Cases of the safety suite (test_safety.py), summarised at the end of the run.
@@ -213,3 +219,62 @@ class FioWatch:
         self._stop.set()
         self._thread.join()
         self._look()
+
+
+@pytest.fixture
+def ceph_mon(tmp_path):
+    """A monitor of a cluster of its own on a free local port; gives the ceph command that
+    reaches it, as the module's ``ceph`` option takes it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    fsid = str(uuid.uuid4())
+    conf = tmp_path / "ceph.conf"
+    conf.write_text("[global]\nfsid = %s\nmon host = v1:127.0.0.1:%d\nrun dir = %s\nlog file = %s/$name.log\n"
+                    "admin socket = %s/$name.asok\nmon data = %s/mon-$id\n" % (fsid, port, *[tmp_path] * 4))
+    keyrings = tmp_path / "mon.keyring", tmp_path / "admin.keyring"
+    run(["ceph-authtool", "--create-keyring", str(keyrings[0]), "--gen-key", "-n", "mon.", "--cap", "mon", "allow *"])
+    run(["ceph-authtool", "--create-keyring", str(keyrings[1]), "--gen-key", "-n", "client.admin",
+         "--cap", "mon", "allow *", "--cap", "osd", "allow *", "--cap", "mgr", "allow *"])
+    run(["ceph-authtool", str(keyrings[0]), "--import-keyring", str(keyrings[1])])
+    run(["monmaptool", "--create", "--addv", "a", "[v1:127.0.0.1:%d]" % port, "--fsid", fsid, str(tmp_path / "monmap")])
+    run(["ceph-mon", "--mkfs", "-i", "a", "--monmap", str(tmp_path / "monmap"), "--keyring", str(keyrings[0]),
+         "-c", str(conf)])
+    mon = subprocess.Popen(["ceph-mon", "-f", "-i", "a", "-c", str(conf)])
+    ceph = ["ceph", "-c", str(conf), "--keyring", str(keyrings[1])]
+    try:
+        deadline = time.monotonic() + 60
+        while run(ceph + ["--connect-timeout", "5", "config", "dump"], check=False).returncode:
+            assert time.monotonic() < deadline and mon.poll() is None, "the monitor did not answer"
+            time.sleep(0.5)
+        yield ceph
+    finally:
+        mon.terminate()
+        mon.wait()
+
+
+@pytest.fixture
+def osd_on(loop_disks):
+    """Factory: ``osd_on(osd_id, disk=None)`` makes an OSD's block LV on the disk (a new loop
+    disk by default) as ceph-volume lvm create tags it, and gives the disk; the volume group
+    goes afterwards."""
+    groups = []
+
+    def make(osd_id, disk=None):
+        disk = disk or loop_disks()
+        group = "ceph-test-" + uuid.uuid4().hex[:12]
+        run(["pvcreate", "--quiet", disk.path])
+        run(["vgcreate", "--quiet", group, disk.path])
+        groups.append((group, disk))
+        tags = {"ceph.osd_id": str(osd_id), "ceph.type": "block", "ceph.osd_fsid": str(uuid.uuid4()),
+                "ceph.cluster_name": "ceph", "ceph.block_device": "/dev/%s/osd-block" % group}
+        # Inactive, without device-mapper (the test kernel may lack it): ceph-volume reads the
+        # LV's metadata and tags, not the LV.
+        run(["lvcreate", "--driverloaded", "n", "--quiet", "--yes", "--activate", "n", "--zero", "n", "-l", "100%FREE", "-n", "osd-block", group]
+            + [arg for key, value in tags.items() for arg in ("--addtag", "%s=%s" % (key, value))])
+        return disk
+
+    yield make
+    for group, disk in groups:
+        run(["vgremove", "--quiet", "--force", group], check=False)
+        run(["pvremove", "--quiet", disk.path], check=False)

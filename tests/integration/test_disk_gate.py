@@ -8,7 +8,6 @@ only in the runs whose test reads them (``reports=True``), as each costs seconds
 import json
 import os
 import re
-import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
@@ -21,9 +20,8 @@ from modulerun import json_env, run_playbook
 from test_disk_facts import make_gpt_partitions
 
 # Ceph's own spec code judges the file the gate wrote, as it judges the renderer's output.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "plugins", "plugin_utils"))
-import ceph_spec  # noqa: E402  pylint: disable=wrong-import-position
-import rook_crd  # noqa: E402  pylint: disable=wrong-import-position
+import ceph_spec
+import rook_crd
 
 PLAYBOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "playbooks", "disk_gate.yml")
 ROLLBACK = os.path.join(os.path.dirname(PLAYBOOK), "disk_gate_rollback.yml")

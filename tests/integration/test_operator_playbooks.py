@@ -15,7 +15,7 @@ import json
 import pytest
 import yaml
 
-from loopdisk import only_these_disks
+from loopdisk import only_these_disks, run
 from modulerun import json_env, run_playbook
 from test_collection_build import build, install
 from test_disk_facts import make_gpt_partitions
@@ -69,6 +69,11 @@ class Site:
                     for host in task["hosts"].values() if host.get("failed")]
         path = self.reports / "disk_gate.json"
         return rc, failures, json.loads(path.read_text()) if path.exists() else None
+
+
+def failed_messages(report):
+    return [(task["task"]["name"], host.get("msg")) for play in report["plays"] for task in play["tasks"]
+            for host in task["hosts"].values() if host.get("failed")]
 
 
 def changed_tasks(report):
@@ -158,7 +163,8 @@ def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(
     state.mkdir()
     (state / "fstab").write_text("")
     moved = dict(("%s_record_dir" % role, str(state))
-                 for role in ("disk_gate", "io_scheduler", "max_sectors_kb", "mount_options", "overprovision"))
+                 for role in ("disk_gate", "io_scheduler", "max_sectors_kb", "mount_options", "overprovision",
+                              "mclock_capacity"))
     moved.update(io_scheduler_udev_rules_file=str(state / "61-io.rules"), io_scheduler_modules_load_file=str(state / "io.conf"),
                  max_sectors_kb_udev_rules_file=str(state / "61-msk.rules"),
                  disk_gate_write_cache_rules_file=str(state / "62-wc.rules"), mount_options_fstab=str(state / "fstab"))
@@ -172,3 +178,38 @@ def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(
     assert not (tmp_path / "cache").exists()
     rc, report = site.play("rollback")
     assert rc == 0 and changed_tasks(report) == []
+
+
+def test_mclock_capacity_yml_seeds_each_osd_from_the_report_qualify_wrote(loop_disks, osd_on, ceph_mon, installed,
+                                                                         tmp_path):
+    """The cephadm order: qualify.yml gates blank disks, the OSDs are made on the approved ones,
+    then mclock_capacity.yml, by its FQCN, sets each OSD's capacity from the report qualify.yml
+    wrote (Ceph's own monitor holds it; the OSDs are ceph-volume's own LVs)."""
+    disks = [loop_disks(), loop_disks()]
+    site = Site(tmp_path, installed, disk_gate_devices=[d.path for d in disks], disk_gate_include_loop=True)
+    rc, failures, document = site.qualify()
+    assert rc == 0, failures
+    figures = dict((d["device"], d["deep_queue"]["write_iops"]) for d in document["hosts"][0]["disks"])
+    for osd_id, disk in zip((9101, 9102), disks):
+        osd_on(osd_id, disk)
+    record_dir = tmp_path / "state"
+    rc, report = site.play("mclock_capacity", cephops_gate_report=str(site.reports / "disk_gate.json"),
+                           mclock_capacity_ceph=ceph_mon, mclock_capacity_record_dir=str(record_dir))
+    assert rc == 0, failed_messages(report)
+    for osd_id, disk in zip((9101, 9102), disks):
+        # Loop disks have no model: each gets its own figure; ansible renders the float its way.
+        held = run(ceph_mon + ["config", "get", "osd.%d" % osd_id, "osd_mclock_max_capacity_iops_hdd"]).stdout
+        assert float(held) == pytest.approx(figures[disk.path], abs=0.1), (osd_id, held, figures)
+    assert (record_dir / "mclock_capacity.json").exists()
+    rc, report = site.play("mclock_capacity", cephops_gate_report=str(site.reports / "disk_gate.json"),
+                           mclock_capacity_ceph=ceph_mon, mclock_capacity_record_dir=str(record_dir))
+    assert rc == 0 and changed_tasks(report) == [], changed_tasks(report)
+    # A host whose ceph CLI reaches no cluster: nothing fails, the lines to run go to the reports.
+    rc, report = site.play("mclock_capacity", cephops_gate_report=str(site.reports / "disk_gate.json"),
+                           mclock_capacity_ceph=["ceph", "--conf", str(tmp_path / "no-such.conf")],
+                           mclock_capacity_record_dir=str(record_dir))
+    assert rc == 0, failed_messages(report)
+    lines = (site.reports / "mclock_capacity.localhost.txt").read_text().splitlines()
+    assert lines[0].startswith("# localhost: the cluster cannot be reached from this host (ceph --conf "), lines
+    assert lines[1:] == ["ceph config set osd.%d osd_mclock_max_capacity_iops_hdd %s" % (
+        osd_id, ("%f" % round(figures[disk.path], 1)).rstrip("0").rstrip(".")) for osd_id, disk in zip((9101, 9102), disks)]

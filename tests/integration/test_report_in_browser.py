@@ -4,19 +4,15 @@ screenshot is taken. Two by-id paths of one maker share their first 49 character
 cut short makes the two disks look alike."""
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from html import unescape
 
 from ansible_collections.cephops.osd_tuning.plugins.filter import gate_report
 from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "unit", "plugins",
-                                "plugin_utils"))
-from gate_samples import SETTINGS, candidate, finished_ok, record, result  # noqa: E402  pylint: disable=wrong-import-position
+from gate_samples import SETTINGS, candidate, finished_ok, record, result
 
 BROWSER = "chromium-headless-shell"  # Debian's chromium-headless-shell (scripts/env.sh installs it)
 PRO = "/dev/disk/by-id/ata-CEPHOPS_SATA_SSD_870_PRO_3840GB_WITH_PLP_CEPHOPS-SSD-0001"

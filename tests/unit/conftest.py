@@ -1,9 +1,13 @@
 import json
 import os
+import sys
 
 import pytest
 
 from ansible.module_utils.testing import patch_module_args
+
+# The test helpers both suites import (tests/helpers).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "helpers"))
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 

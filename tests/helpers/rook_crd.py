@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The peer snapshots beside the checkout.
 CRDS = os.path.join(os.path.dirname(REPO_ROOT), "shared", "peers", "rook-v1.20.6", "crds.yaml")
 
