@@ -1,4 +1,4 @@
-"""Ceph's own measurement next to the probe's: `ceph tell osd.N bench` against sync_write_probe.
+"""Ceph's own measurement next to the probe's, and the mClock capacity seeded from the probe.
 
 Boots a lab VM on the ceph image (Debian 13, Ceph 18.2), bootstraps a monitor and a manager
 with the ceph scenario's script, and makes its disks distinct (TCG alone would rank equal disks
@@ -6,10 +6,15 @@ by noise), one of two ways:
 - `--zoo throttled`: four zoo disks get distinct write request limits through QEMU;
 - `--zoo flush`: three null_blk disks in the guest (lab/flush_cost_disk.sh) complete every
   command, the flush included, after a set time, as a drive that empties a volatile cache does.
-Each disk is probed first (4k, QD1, fsync per write, median of the repeats), then gets an OSD
-from `ceph-volume lvm create`, as ceph-ansible's ceph-osd role would make it, and is measured by
-the OSD's own bench (4 KiB writes, median of the repeats); the mClock capacity each OSD recorded
-at start-up is shown where Ceph kept one. Target: both rank the disks the same.
+Each disk is probed first (4k, QD1, fsync per write, and the deep-queue run in the shape of the
+OSD's start-up bench; medians of the repeats), then gets an OSD from `ceph-volume lvm create`,
+as ceph-ansible's ceph-osd role would make it, and is measured by the OSD's own bench (median
+of the repeats): the small-write bench (400 writes of 4 KiB) and the start-up bench's shape
+(12,288,000 bytes of 4 KiB). The mClock capacity each OSD recorded at start-up is shown where
+Ceph kept one; then mclock_capacity seeds every OSD from its disk's deep-queue figure (clamped
+to the cluster's bounds), which is read back with `ceph config get`, and its undo, after which
+the OSD's own value is read back again. Targets: the probe and the bench rank the disks the
+same; unlike disks get different seeds; the undo leaves each OSD's own value.
 
 usage: bench/run.sh ceph_osd_bench [--zoo throttled|flush] [--repeats 3] [--runtime 10]
 Needs root and QEMU; under TCG about 13 minutes for the flush zoo and 55 for the throttled one
@@ -36,6 +41,8 @@ BOOTSTRAP = os.path.join(benchlib.REPO_ROOT, "molecule", "ceph", "bootstrap-mon-
 # Ceph's small-write bench, 400 writes of 4 KiB (1.6 MB over 100 objects of 4 MiB): at the
 # slow disk's 10 writes a second that is a minute a run.
 OSD_BENCH = ["1638400", "4096", "4194304", "100"]
+# The shape of the bench an OSD runs at start-up for mClock: 12,288,000 bytes of 4 KiB writes.
+STARTUP_BENCH = ["12288000", "4096", "4194304", "100"]
 
 
 def ceph(vm, *args):
@@ -80,7 +87,8 @@ def main():
     args = parser.parse_args()
     os.environ["CEPHOPS_LAB_VARIANT"] = "ceph"  # labctl's image variant for every call below
     region = dict(region_size_mib=benchlib.lab_gate_variables()["disk_gate_region_size_mib"])
-    probe, bench, capacity = {}, {}, {}
+    probe, deep, bench, startup, capacity, seeded, undone = {}, {}, {}, {}, {}, {}, {}
+    osds, identity = {}, {}
     with benchlib.lab_vm() as vm:
         paths, slowed_by = make_disks(vm, args.zoo)
         vm.put([BOOTSTRAP], "/root")
@@ -90,29 +98,55 @@ def main():
         vm.run(["ceph", "--cluster", "ceph", "auth", "get", "client.bootstrap-osd", "-o",
                 "/var/lib/ceph/bootstrap-osd/ceph.keyring"])
         for disk, path in paths.items():
-            probe[disk] = benchlib.median([
-                vm.module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **benchlib.EASY, **region))
-                ["results"][0]["write_iops"] for _repeat in range(args.repeats)])
+            results = [vm.module("sync_write_probe", dict(devices=[path], runtime=args.runtime, **benchlib.EASY, **region))
+                       ["results"][0] for _repeat in range(args.repeats)]
+            probe[disk] = benchlib.median([r["write_iops"] for r in results])
+            deep[disk] = benchlib.median([r["deep_queue"]["write_iops"] for r in results])
+            identity[disk] = dict((key, results[0][key]) for key in ("name", "wwn", "serial", "model"))
         for disk, path in paths.items():
             before = set(ceph(vm, "osd", "ls"))
             vm.run(["ceph-volume", "--cluster", "ceph", "lvm", "create", "--bluestore", "--data", path])
             (osd,) = set(ceph(vm, "osd", "ls")) - before
             wait_up(vm, osd)
+            osds[disk] = osd
             bench[disk] = benchlib.median([ceph(vm, "tell", "osd.%d" % osd, "bench", *OSD_BENCH)["iops"]
                                            for _repeat in range(args.repeats)])
-            found = [option for option in ceph(vm, "config", "dump")
-                     if option["section"] == "osd.%d" % osd and option["name"].startswith("osd_mclock_max_capacity_iops")]
-            capacity[disk] = "%.0f (%s)" % (float(found[0]["value"]), found[0]["name"][-3:]) if found else "not recorded"
+            startup[disk] = benchlib.median([ceph(vm, "tell", "osd.%d" % osd, "bench", *STARTUP_BENCH)["iops"]
+                                             for _repeat in range(args.repeats)])
+            capacity[disk] = own_capacity(vm, osd)
+        seeds = [dict(identity[disk], iops=deep[disk], why="its deep-queue IOPS") for disk in paths]
+        result = vm.module("mclock_capacity", dict(seeds=seeds, ceph=["ceph", "--cluster", "ceph"]))
+        assert not result.get("failed"), result
+        for entry in result["osds"]:
+            disk = [d for d, osd in osds.items() if osd == entry["osd"]][0]
+            clamped = [note for note in entry["notes"] if "clamped" in note]
+            seeded[disk] = own_capacity(vm, entry["osd"]) + (", clamped: " + clamped[0] if clamped else "")
+        assert not vm.module("mclock_capacity", dict(state="absent", ceph=["ceph", "--cluster", "ceph"])).get("failed")
+        for disk, osd in osds.items():
+            undone[disk] = own_capacity(vm, osd)
         accel = vm.accel
     by_probe, by_bench = ranks(probe), ranks(bench)
-    rows = [(disk, slowed_by[disk], "%.0f" % probe[disk], "%.0f" % bench[disk],
-             "%.2f" % (bench[disk] / probe[disk]), capacity[disk], by_probe[disk], by_bench[disk])
+    rows = [(disk, slowed_by[disk], "%.0f" % probe[disk], "%.0f" % deep[disk], "%.0f" % bench[disk],
+             "%.0f" % startup[disk], "%.2f" % (startup[disk] / deep[disk]), capacity[disk], seeded[disk], undone[disk],
+             by_probe[disk], by_bench[disk])
             for disk in sorted(paths, key=by_probe.get)]
-    benchlib.table("Ceph's OSD bench and the probe on the same lab disks, %s zoo (Ceph 18.2, %s, median of %d)"
-                   % (args.zoo, accel, args.repeats),
-                   ("disk", "made slow by", "probe IOPS", "osd bench IOPS", "bench / probe",
-                    "mClock capacity", "rank by probe", "rank by bench"),
-                   rows, notes=["Same ranking: %s." % ("yes" if by_probe == by_bench else "**no**")])
+    distinct = len(set(seeded.values())) == len(seeded)
+    benchlib.table("Ceph's OSD bench, the probe and the seeded mClock capacity on the same lab disks, %s zoo "
+                   "(Ceph 18.2, %s, median of %d)" % (args.zoo, accel, args.repeats),
+                   ("disk", "made slow by", "probe QD1 IOPS", "deep-queue IOPS", "osd bench IOPS (400 x 4 KiB)",
+                    "osd bench IOPS (12 MB x 4 KiB)", "12 MB bench / deep queue", "mClock capacity the OSD set",
+                    "seeded", "after the undo", "rank by probe", "rank by bench"),
+                   rows, notes=["Same ranking: %s. Unlike disks, different seeds: %s. The undo left each OSD's own "
+                                "value: %s." % ("yes" if by_probe == by_bench else "**no**",
+                                                "yes" if distinct else "**no**",
+                                                "yes" if undone == capacity else "**no**")])
+
+
+def own_capacity(vm, osd):
+    """The mClock capacity the configuration database holds for osd.N, with its option's class."""
+    found = [option for option in ceph(vm, "config", "dump")
+             if option["section"] == "osd.%d" % osd and option["name"].startswith("osd_mclock_max_capacity_iops")]
+    return "%.0f (%s)" % (float(found[0]["value"]), found[0]["name"][-3:]) if found else "not recorded"
 
 
 if __name__ == "__main__":

@@ -138,7 +138,7 @@ def decide(verdict, allow_marginal, absent_policy, fail_closed=False):
     qualifies disks) blocks every name the gate could not judge: an absent one, and an LV or a
     partition, which pass ungated otherwise."""
     if verdict == "absent":
-        return "blocked" if absent_policy == "block" or fail_closed else "absent"
+        return "blocked" if absent_policy in ("block", "fail") or fail_closed else "absent"
     if verdict == "not_probed" and fail_closed:
         return "blocked"
     return {True: "approved", False: "blocked", None: "pending"}[passes(verdict, allow_marginal)]

@@ -131,11 +131,20 @@ def test_site_yml_takes_the_gates_policy_and_disks_from_group_vars(loop_disks, i
     assert (found[disk.path]["decision"], found[TYPO]["decision"]) == ("approved", "blocked")
 
 
-def test_site_yml_skips_a_typo_in_group_vars_as_absent_and_the_host_passes(installed, tmp_path):
-    """site.yml does not fail closed by default (disk_gate_fail_closed false, policy warn,
-    disk_gate_absent_policy skip), as docs/disk_gate.md says: a name no disk of the host has is
-    reported absent, neither probed nor blocked, and the host does not fail."""
-    site = Site(tmp_path, installed, disk_gate_devices=[TYPO])
+def test_site_yml_fails_on_a_typo_naming_the_check_before_any_probe(loop_disks, installed, tmp_path):
+    disk = loop_disks()
+    site = Site(tmp_path, installed, disk_gate_devices=[disk.path, TYPO], disk_gate_include_loop=True)
+    rc, failures, document = site.qualify(playbook="site", args=["--tags", "disk_gate"])
+    assert rc != 0 and document is None
+    assert failures == ["refused by the presence check: %s named for localhost, but no disk of the host has that "
+                        "name; correct the name, or set disk_gate_absent_policy to skip to skip a disk not fitted yet "
+                        "as ceph-ansible does" % TYPO]
+
+
+def test_site_yml_skips_a_typo_as_absent_where_group_vars_ask_for_ceph_ansibles_way(installed, tmp_path):
+    """disk_gate_absent_policy skip in group_vars: a name no disk of the host has is reported
+    absent, neither probed nor blocked, and the host does not fail."""
+    site = Site(tmp_path, installed, disk_gate_devices=[TYPO], disk_gate_absent_policy="skip")
     rc, failures, document = site.qualify(playbook="site", args=["--tags", "disk_gate"])
     assert rc == 0 and failures == [], failures
     assert (disks_of(document)[TYPO]["verdict"], disks_of(document)[TYPO]["decision"]) == ("absent", "absent")

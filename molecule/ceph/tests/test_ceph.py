@@ -1,5 +1,7 @@
 """After ceph-ansible's osds play with the gate and policy exclude: OSDs on exactly the disks the
-gate approved, and not a byte changed on any other disk of the zoo. (That policy block stops
+gate approved, each OSD's mClock capacity seeded from its disk's deep-queue figure within the
+bounds Ceph 18.2 reports (and put back by the undo), and not a byte changed on any other disk
+of the zoo. (That policy block stops
 the same play at the gate, before ceph-osd, is proven on both ceph-ansible branches by
 tests/integration/test_ceph_ansible.py.)
 
@@ -145,3 +147,65 @@ def test_disk_byte_identical(overlays, disk):
     assert not check["differs"], labctl.describe_check(check)
     if disk != "slow":
         assert check["written_bytes"] == 0, labctl.describe_check(check)
+
+
+MCLOCK_RECORD = "/var/lib/cephops-osd-tuning/mclock_capacity.json"
+
+
+def config_get(host, osd, option):
+    """``ceph config get osd.N option`` as a number, None where this release has no such option."""
+    found = host.run("ceph --cluster %s config get osd.%d %s", CLUSTER, osd, option)
+    if found.rc != 0:
+        assert "unrecognized key" in found.stderr, found.stderr
+        return None
+    return float(found.stdout)
+
+
+def held(host, osd, option):
+    found = [e["value"] for e in ceph_json(host, "config", "dump") if e["section"] == "osd.%d" % osd and e["name"] == option]
+    return float(found[0]) if found else None
+
+
+def expected_seeds(host):
+    """{osd: (option, the value its disk's figure gives within the bounds ``ceph config get`` reports)}."""
+    report = gate_report()
+    by_serial = {disk["serial"]: disk for entry in report["hosts"] for disk in entry["disks"]}
+    medians = {(g["model"], g["firmware"]): g["deep_queue_iops"]["median"] for g in report["models"]["groups"]
+               if g["deep_queue_iops"]}
+    serial_of = {whole_disk_by_serial(host, serial): serial for serial in APPROVED}
+    expected = {}
+    for (osd, kind), disk in osd_volumes(host).items():
+        if kind != "block":
+            continue
+        gated = by_serial[serial_of[disk]]
+        figure = medians.get((gated["model"], gated["firmware"])) or gated["deep_queue"]["write_iops"]
+        spins = ceph_json(host, "osd", "metadata", str(osd))["rotational"] == "1"
+        option = "osd_mclock_max_capacity_iops_" + ("hdd" if spins else "ssd")
+        high = config_get(host, osd, "osd_mclock_iops_capacity_threshold_" + option[-3:])
+        low = config_get(host, osd, "osd_mclock_iops_capacity_low_threshold_" + option[-3:])
+        value = min(figure, high) if high is not None else figure
+        expected[osd] = (option, max(value, low) if low is not None else value, figure)
+    return expected
+
+
+def test_each_osd_holds_its_disk_s_figure_within_the_cluster_s_bounds(host):
+    expected = expected_seeds(host)
+    assert expected, "no OSD to seed"
+    WORK_DIR.mkdir(exist_ok=True)
+    (WORK_DIR / "mclock-seeds.json").write_text(json.dumps(expected, indent=2) + "\n")  # for the docs
+    for osd, (option, value, _figure) in expected.items():
+        assert held(host, osd, option) == pytest.approx(value, abs=0.1), (osd, option, value)
+    record = json.loads(host.file(MCLOCK_RECORD).content_string)
+    assert sorted(record["osds"]) == sorted("osd.%d %s" % (osd, option) for osd, (option, _v, _f) in expected.items())
+
+
+def test_the_undo_puts_each_osd_s_own_value_back(host):
+    """Last in this file: the undo changes the cluster the tests above read."""
+    before = json.loads(host.file(MCLOCK_RECORD).content_string)["osds"]
+    result = host.ansible("cephops.osd_tuning.mclock_capacity", "state=absent", check=False, become=True)
+    assert not result.get("failed") and result["changed"], result
+    for key, kept in before.items():
+        section, option = key.split()
+        now = held(host, int(section.split(".")[1]), option)
+        assert now == (None if kept["before"] is None else pytest.approx(float(kept["before"]), abs=0.001)), (key, now)
+    assert not host.file(MCLOCK_RECORD).exists
