@@ -87,10 +87,19 @@ options:
   reload:
     description:
       - After a change, run C(udevadm control --reload), replay a change event for O(trigger)
-        and wait for udev to settle.
-      - When udev is not running (no C(/run/udev/control)), the module fails before it writes.
+        and wait for udev to settle, where udev's daemon answers (C(udevadm control --ping), not
+        the mere presence of its socket file, which a container, chroot or image build keeps
+        without a daemon behind it).
+      - Where no daemon answers, the file is written all the same and takes effect at the next
+        boot; RV(udev) says so, and the module fails only with O(require_udev). Check mode asks
+        the daemon too, so it predicts the same.
     type: bool
     default: true
+  require_udev:
+    description:
+      - With O(reload), fail before anything is written where no udev daemon answers.
+    type: bool
+    default: false
   trigger:
     description: Kernel names of the disks to replay an event for after a change.
     type: list
@@ -166,6 +175,14 @@ validated_with:
   description: How the new file was checked, V(udevadm verify) or V(structure) where udev cannot verify files.
   returned: when a file was written
   type: str
+udev:
+  description:
+    - V(reloaded) where the daemon reloaded the rules (and replayed O(trigger)), V(not asked)
+      with O(reload=false) or nothing changed, or why no daemon answered, followed by
+      C(: the rules take effect at the next boot).
+  returned: success
+  type: str
+  sample: "not answering (udevadm control --ping: Failed to send a ping message: Connection refused): the rules take effect at the next boot"
 triggered:
   description: Disks a change event was replayed for.
   returned: always
@@ -178,7 +195,6 @@ held:
   sample: {sdb: "open by another process: qemu-system-x86 (pid 4242)"}
 """
 
-import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
@@ -290,7 +306,15 @@ def render(rules, header):
     return "\n".join(lines) + "\n"
 
 
-UDEV_CONTROL = "/run/udev/control"
+def udev_silence(module):
+    """Why no udev daemon answers, None where one does: its socket file can outlive it."""
+    udevadm = module.get_bin_path("udevadm")
+    if not udevadm:
+        return "udevadm is not installed"
+    rc, out, err = module.run_command([udevadm, "control", "--ping", "--timeout=5"])
+    if rc != 0:
+        return "udevadm control --ping: %s" % (" ".join((err or out).split()) or "exit %d" % rc)
+    return None
 
 
 def _verify(module, candidate):
@@ -354,6 +378,7 @@ def main():
                 comment=dict(type="str"),
             )),
             reload=dict(type="bool", default=True),
+            require_udev=dict(type="bool", default=False),
             trigger=dict(type="list", elements="str", default=[]),
             trigger_action=dict(type="str", choices=["change", "add"], default="change"),
             trigger_open_check=dict(type="bool", default=False),
@@ -378,10 +403,15 @@ def main():
     else:
         present, content = False, ""
     changed = (current != content) if present else current is not None
-    if changed and params["reload"] and not os.path.exists(UDEV_CONTROL):
-        module.fail_json(msg="udev is not running on this host (no %s), so the rules could not take effect; "
-                             "nothing written (reload=false writes the file alone)" % UDEV_CONTROL)
-    result = dict(changed=changed, path=path, content=content, triggered=[], held={},
+    silence = udev_silence(module) if changed and params["reload"] else None
+    if silence and params["require_udev"]:
+        module.fail_json(msg="no udev daemon answers on this host (%s), so the rules could not take effect now; "
+                             "nothing written (require_udev)" % silence)
+    udev = "not answering (%s): the rules take effect at the next boot" % silence if silence else (
+        "reloaded" if changed and params["reload"] else "not asked")
+    if silence:
+        module.warn("%s: %s" % (path, udev))
+    result = dict(changed=changed, path=path, content=content, triggered=[], held={}, udev=udev,
                   diff=dict(before=current or "", after=content, before_header=path, after_header=path))
     if changed and not module.check_mode and record is not None and not params["restore"]:
         records.remember(module, params["record"], record, path, current)
@@ -393,7 +423,7 @@ def main():
             backup = records.remove(module, path)
         if backup:
             result["backup_file"] = backup
-        if params["reload"]:
+        if params["reload"] and not silence:
             result["triggered"], result["held"] = _apply(module, params["trigger"])
     if params["restore"] and not module.check_mode:
         records.forget(module, params["record"], record, path)

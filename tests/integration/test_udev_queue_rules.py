@@ -1,7 +1,9 @@
 """udev_queue_rules writes, backs up, removes and refuses, on a real file.
 
 Reload and trigger need a running udev, which the lab has (the molecule default scenario
-proves the rules act at boot); here the file handling runs with reload disabled.
+proves the rules act at boot); here the file handling runs with reload disabled, and a host
+whose udev does not answer (no daemon behind its socket file, or no socket) gets the rules for
+the next boot without failing.
 """
 
 import json
@@ -10,16 +12,17 @@ import stat
 
 import pytest
 
+from loopdisk import run
 from modulerun import ansible_module
 
 RULES = [{"comment": "SSD", "match": {"KERNEL": "sd*", "ATTR{queue/rotational}": "0"},
           "attributes": {"scheduler": "none"}}]
 
 
-def rules_file(path, rules=None, check=False, **options):
+def rules_file(path, rules=None, check=False, prefix=(), **options):
     args = dict(path=str(path), rules=RULES if rules is None else rules, reload=False, owner="test")
     args.update(options)
-    return ansible_module("udev_queue_rules", args, check=check)
+    return ansible_module("udev_queue_rules", args, check=check, prefix=prefix)
 
 
 @pytest.mark.pythons
@@ -85,14 +88,34 @@ def test_absent_removes_the_file_with_a_backup(tmp_path):
     assert rules_file(path, state="absent")["changed"] is False
 
 
-def test_reload_without_running_udev_writes_nothing(tmp_path):
-    if os.path.exists("/run/udev/control"):
-        pytest.skip("udev runs on this host; the lab covers reload")
+# A udev control socket no daemon listens on, as a container, chroot or image build keeps it:
+# under a tmpfs /run in the test's own mount namespace, so the host's /run is never touched.
+DEAD_SOCKET = ("mount -t tmpfs tmpfs /run && mkdir /run/udev && python3 -c 'import socket; "
+               "socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(\"/run/udev/control\")'")
+
+
+@pytest.mark.parametrize("control", ["dead socket", "no socket"])
+def test_without_a_udev_daemon_the_rules_are_written_for_the_next_boot_and_check_mode_says_so(
+        mount_ns, tmp_path, control):
+    run(mount_ns + ["sh", "-c", DEAD_SOCKET if control == "dead socket" else "mount -t tmpfs tmpfs /run"])
     path = tmp_path / "60-test.rules"
-    result = rules_file(path, reload=True)
-    assert result["failed"] is True
-    assert result["msg"].startswith("udev is not running on this host")
-    assert not path.exists()
+    planned = rules_file(path, check=True, reload=True, trigger=["loop0"], prefix=mount_ns)
+    result = rules_file(path, reload=True, trigger=["loop0"], prefix=mount_ns)
+    assert not result.get("failed"), result
+    assert result["changed"] is True and path.exists() and result["triggered"] == []
+    reason = "Connection refused" if control == "dead socket" else "No such file or directory"
+    assert result["udev"].startswith("not answering (udevadm control --ping: ") and reason in result["udev"], result
+    assert result["udev"].endswith("): the rules take effect at the next boot")
+    assert planned["udev"] == result["udev"] and planned["changed"] is True
+    assert result["warnings"] == ["%s: %s" % (path, result["udev"])]
+
+
+def test_an_operator_who_requires_udev_gets_a_failure_before_anything_is_written(mount_ns, tmp_path):
+    run(mount_ns + ["sh", "-c", DEAD_SOCKET])
+    path = tmp_path / "60-test.rules"
+    result = rules_file(path, reload=True, require_udev=True, prefix=mount_ns)
+    assert result["failed"] is True and not path.exists()
+    assert result["msg"].startswith("no udev daemon answers on this host (udevadm control --ping: "), result["msg"]
 
 
 def test_restore_removes_a_file_the_module_made(tmp_path):
