@@ -37,7 +37,7 @@ options:
     type: bool
     default: false
   backup:
-    description: Keep a timestamped copy of a file that is replaced or removed.
+    description: Keep a timestamped copy of a file that is replaced or removed, in C(backups/) beside O(record) (so that nothing the collection made stays in C(/etc)), or beside the file without O(record).
     type: bool
     default: true
 """

@@ -422,14 +422,21 @@ def plan_mount(target, entry, mount, options, absent_options, kernel_release, un
 
 # --------------------------------------------------------------------------- record for rollback
 
-# The fstab options each mount point had before its first change.
+# Per mount point: its fstab options and line before the first change, and the line written
+# last, so that a restore puts the very line back where nobody changed it since. (A record of
+# 0.1.0 holds the options alone: a restore then gives the options back, not the bytes.)
 RECORD_SECTIONS = {"mounts": {}}
 
 
 def remember(record, changed):
-    """Keep the options each mount had before its first change (a later change keeps them)."""
-    for target, original in changed:
-        record["mounts"].setdefault(target, list(original))
+    """Keep each mount's options and line before its first change (a later change keeps them)
+    and the line this change wrote; ``changed`` holds (mount point, options, line before, line after)."""
+    for target, original, before, after in changed:
+        kept = record["mounts"].get(target)
+        if not isinstance(kept, dict):
+            kept = record["mounts"][target] = {"options": list(original if kept is None else kept),
+                                               "line": before if kept is None else None}
+        kept["written"] = after
     return record
 
 
@@ -437,6 +444,18 @@ def forget(record, targets):
     for target in targets:
         record["mounts"].pop(target, None)
     return record
+
+
+def original_options(kept):
+    return kept["options"] if isinstance(kept, dict) else kept
+
+
+def original_line(kept, current):
+    """The line a restore puts back verbatim: the one before the first change, where the line is
+    still the one written last; None otherwise (the options are restored instead)."""
+    if isinstance(kept, dict) and kept.get("line") is not None and kept.get("written") == current:
+        return kept["line"]
+    return None
 
 
 def restore_request(original, current):

@@ -21,7 +21,9 @@ __metaclass__ = type
 import json
 import os
 import re
+import shutil
 import tempfile
+import time
 
 
 class RecordError(Exception):
@@ -70,6 +72,22 @@ def save(module, path, record):
     with os.fdopen(fd, "w") as handle:
         handle.write(json.dumps(record, indent=1, sort_keys=True) + "\n")
     module.atomic_move(staged, path)
+
+
+def backup_of(module, path):
+    """A timestamped copy of ``path`` before it is replaced or removed: in ``backups/`` beside
+    the module's record, so that nothing the collection made stays in /etc (a backup in
+    rules.d or beside fstab outlives every undo); beside the file, as Ansible keeps them, for a
+    module run without a record."""
+    if not module.params.get("record"):
+        return module.backup_local(path)
+    directory = os.path.join(os.path.dirname(module.params["record"]) or ".", "backups")
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o700)
+    copy = os.path.join(directory, "%s.%d.%s~" % (
+        path.strip("/").replace("/", "_"), os.getpid(), time.strftime("%Y-%m-%d@%H:%M:%S")))
+    shutil.copy2(path, copy)
+    return copy
 
 
 # --------------------------------------------------------------------------- a file a module owns
@@ -135,7 +153,7 @@ def install(module, path, content, suffix="", check=None):
             handle.write(content)
         os.chmod(candidate, 0o644)
         checked = check(candidate) if check else None
-        backup = module.backup_local(path) if module.params["backup"] and os.path.exists(path) else None
+        backup = backup_of(module, path) if module.params["backup"] and os.path.exists(path) else None
         module.atomic_move(candidate, path)
     finally:
         if os.path.exists(candidate):
@@ -145,6 +163,6 @@ def install(module, path, content, suffix="", check=None):
 
 def remove(module, path):
     """Remove ``path``, after a backup when the module's ``backup`` says so; returns the backup."""
-    backup = module.backup_local(path) if module.params["backup"] else None
+    found = backup_of(module, path) if module.params["backup"] else None
     os.unlink(path)
-    return backup
+    return found

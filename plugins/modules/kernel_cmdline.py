@@ -71,7 +71,7 @@ options:
     type: bool
     default: true
   backup:
-    description: Keep a timestamped copy of each file changed.
+    description: Keep a timestamped copy of each file changed, in C(backups/) beside O(record) (so that nothing the collection made stays in C(/etc)), or beside the file without O(record).
     type: bool
     default: true
   record:
@@ -424,7 +424,7 @@ def main():
             record, p["absent"], present, [change["before"] for change in changes.values()]))
     for path in sorted(new_texts):
         if p["backup"]:
-            result["backups"].append(module.backup_local(path))
+            result["backups"].append(records.backup_of(module, path))
         fd, staged = tempfile.mkstemp(prefix=".cephops-", dir=os.path.dirname(path))
         with os.fdopen(fd, "w") as handle:
             handle.write(new_texts[path])

@@ -84,7 +84,7 @@ options:
     default: /etc/fstab
   backup:
     description:
-      - Keep a copy of the old fstab next to it before installing the new one.
+      - Keep a copy of the old fstab before installing the new one, in C(backups/) beside O(record) (so that nothing the collection made stays in C(/etc)), or beside the file without O(record).
     type: bool
     default: true
   remount:
@@ -246,7 +246,7 @@ backup_file:
   description: The copy of the old fstab, when one was made.
   returned: changed and O(backup=true)
   type: str
-  sample: /etc/fstab.2714.2026-03-01@10:12:31~
+  sample: /var/lib/cephops-osd-tuning/backups/etc_fstab.2714.2026-03-01@10:12:31~
 diff:
   description: The fstab before and after.
   returned: always
@@ -424,7 +424,7 @@ class MountOptions:
             # Only what the record kept, each mount with its own way back.
             selectors = [t for t in sorted(record["mounts"]) if t in entries]
         targets, not_disk = fstab.select_targets(selectors, entries, live, params["ceph_dir"]) if selectors else ([], [])
-        requests = dict((t, fstab.restore_request(record["mounts"][t], entries[t]["options"])
+        requests = dict((t, fstab.restore_request(fstab.original_options(record["mounts"][t]), entries[t]["options"])
                          if params["restore"] else (options, absent)) for t in targets)
         kernel = os.uname()[2]
         for spec in new_fs:
@@ -437,6 +437,9 @@ class MountOptions:
             plan = fstab.plan_mount(target, entries.get(target), live.get(target), requests[target][0],
                                     requests[target][1], kernel, unit_file(target))
             plan["request"] = requests[target]
+            line = fstab.original_line(record["mounts"][target], entries[target]["text"]) if params["restore"] else None
+            if line is not None:
+                plan["after"] = line
             for warning in plan.pop("warnings"):
                 self.module.warn(warning)
             if "unmanaged" in plan:
@@ -479,7 +482,7 @@ class MountOptions:
                     self.keep_record(record, plans, entries)
                 if new_text != old_text:
                     if params["backup"]:
-                        result["backup_file"] = self.module.backup_local(path)
+                        result["backup_file"] = records.backup_of(self.module, path)
                     self.module.atomic_move(tmp, os.path.realpath(path), unsafe_writes=False)
                     tmp = None
             finally:
@@ -512,8 +515,8 @@ class MountOptions:
         if self.params["restore"]:
             fstab.forget(record, [p["mountpoint"] for p in plans])
         else:
-            fstab.remember(record, [(p["mountpoint"], entries[p["mountpoint"]]["options"]) for p in plans
-                                    if p["fstab_changed"]])
+            fstab.remember(record, [(p["mountpoint"], entries[p["mountpoint"]]["options"], p["before"], p["after"])
+                                    for p in plans if p["fstab_changed"]])
         records.save(self.module, self.params["record"], record)
 
 

@@ -352,7 +352,9 @@ def test_record_and_restore_bring_back_the_original_options(host, two_osds, tmp_
     host.module(record=str(record))
     assert "noatime" in mountinfo(host.ns)[xfs_dir].split(",")
     kept = json.loads(record.read_text())["mounts"]
-    assert kept == {xfs_dir: ["defaults"], ext4_dir: ["nosuid", "relatime"]}
+    assert dict((target, found["options"]) for target, found in kept.items()) == {
+        xfs_dir: ["defaults"], ext4_dir: ["nosuid", "relatime"]}
+    assert [kept[xfs_dir]["line"]] == [line for line in text.splitlines() if line.endswith(" 0  0")][:1]
     result = host.module(restore=True, record=str(record))
     assert result["changed"] is True, (result.get("msg"), result.get("exception"))
     live = mountinfo(host.ns)
@@ -361,3 +363,27 @@ def test_record_and_restore_bring_back_the_original_options(host, two_osds, tmp_
     assert host.fstab.read_bytes() == original
     assert not record.exists()
     assert host.module(restore=True, record=str(record))["changed"] is False
+
+
+@pytest.mark.parametrize("options", ["defaults,relatime", "rw,relatime,defaults"])
+def test_the_undo_puts_back_the_very_line_where_nobody_changed_it_since(host, tmp_path, options):
+    """Equivalent options are not enough: "defaults,relatime" came back as "relatime" before."""
+    _xfs, xfs_dir = host.filesystem("xfs", "osd-c")
+    text = FSTAB_HEAD + "UUID=%s  %s  xfs  %s  0  0\n" % (uuid_of(_xfs.path), xfs_dir, options)
+    original = host.write_fstab(text)
+    record = tmp_path / "mount_options.json"
+    assert host.module(record=str(record))["changed"] is True
+    assert host.fstab.read_bytes() != original
+    assert host.module(restore=True, record=str(record))["changed"] is True
+    assert host.fstab.read_bytes() == original and not record.exists()
+
+
+def test_a_record_of_0_1_0_still_restores_the_options(host, tmp_path):
+    """A record that holds the options alone (0.1.0's) gives the options back."""
+    _xfs, xfs_dir = host.filesystem("xfs", "osd-d")
+    host.write_fstab(FSTAB_HEAD + "UUID=%s  %s  xfs  noatime  0  0\n" % (uuid_of(_xfs.path), xfs_dir))
+    record = tmp_path / "mount_options.json"
+    record.write_text(json.dumps({"mounts": {xfs_dir: ["defaults"]}}))
+    assert host.module(restore=True, record=str(record))["changed"] is True
+    assert host.fstab.read_text().endswith("  xfs  defaults  0  0\n"), host.fstab.read_text()
+    assert not record.exists()

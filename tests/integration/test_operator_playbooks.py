@@ -163,12 +163,10 @@ def test_site_yml_refuses_reports_asked_for_in_group_vars_without_a_directory(in
     assert not (tmp_path / "async").exists()  # no probe was started
 
 
-def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(loop_disks, installed, tmp_path):
-    """Every place the roles keep state is the user's to move, and so is the reports directory
-    (qualify.yml takes disk_gate_report_dir from group_vars when no cephops_report_dir is
-    given); here all of it is under tmp_path, so rollback.yml's other roles find no record and
-    leave the host alone."""
-    disk, state = loop_disks(), tmp_path / "state"
+def moved_state(tmp_path):
+    """Every place the roles keep state, under tmp_path: rollback.yml's roles find only what a
+    test puts there."""
+    state = tmp_path / "state"
     state.mkdir()
     (state / "fstab").write_text("")
     moved = dict(("%s_record_dir" % role, str(state))
@@ -177,6 +175,16 @@ def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(
     moved.update(io_scheduler_udev_rules_file=str(state / "61-io.rules"), io_scheduler_modules_load_file=str(state / "io.conf"),
                  max_sectors_kb_udev_rules_file=str(state / "61-msk.rules"),
                  disk_gate_write_cache_rules_file=str(state / "62-wc.rules"), mount_options_fstab=str(state / "fstab"))
+    return state, moved
+
+
+def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(loop_disks, installed, tmp_path):
+    """Every place the roles keep state is the user's to move, and so is the reports directory
+    (qualify.yml takes disk_gate_report_dir from group_vars when no cephops_report_dir is
+    given); here all of it is under tmp_path, so rollback.yml's other roles find no record and
+    leave the host alone."""
+    disk = loop_disks()
+    _state, moved = moved_state(tmp_path)
     site = Site(tmp_path, installed, reports_in_group_vars=True, disk_gate_devices=[disk.path],
                 disk_gate_include_loop=True, disk_gate_cache_max_age=3600, **moved)
     rc, failures, document = site.qualify()
@@ -187,6 +195,26 @@ def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(
     assert not (tmp_path / "cache").exists()
     rc, report = site.play("rollback")
     assert rc == 0 and changed_tasks(report) == []
+
+
+def test_rollback_yml_runs_every_role_s_step_when_one_fails_and_fails_at_its_end_naming_it(loop_disks, installed,
+                                                                                            tmp_path):
+    """The first role's record is broken: its step fails, every later role's still runs (the
+    gate's cache goes), and the play fails at its end naming the step and why."""
+    disk = loop_disks()
+    state, moved = moved_state(tmp_path)
+    site = Site(tmp_path, installed, disk_gate_devices=[disk.path], disk_gate_include_loop=True,
+                disk_gate_cache_max_age=3600, **moved)
+    assert site.qualify()[0] == 0
+    (state / "io_scheduler-queues.json").write_text("{not json")
+    rc, report = site.play("rollback")
+    assert rc != 0
+    assert "cephops.osd_tuning.disk_gate : Remove the verdict cache" in changed_tasks(report)
+    assert not (tmp_path / "cache").exists()
+    [last] = [msg for _task, msg in failed_messages(report) if msg.startswith("rollback did not finish")]
+    assert last.startswith("rollback did not finish: io_scheduler: Set every recorded disk back to its original "
+                           "scheduler: %s: not JSON" % (state / "io_scheduler-queues.json")), last
+    assert [name for name, _msg in failed_messages(report)][-1] == "Fail with every step that did not finish"
 
 
 def test_mclock_capacity_yml_seeds_each_osd_from_the_report_qualify_wrote(loop_disks, osd_on, ceph_mon, installed,

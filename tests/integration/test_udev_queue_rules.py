@@ -163,3 +163,17 @@ def test_a_program_the_host_does_not_have_is_refused_and_nothing_written(tmp_pat
     assert result["failed"] is True
     assert "cephops-no-such-tool is not installed on this host" in result["msg"], result
     assert not path.exists()
+
+
+def test_with_a_record_backups_go_beside_it_and_the_rules_folder_keeps_only_the_rules(tmp_path):
+    rules_dir, state = tmp_path / "rules.d", tmp_path / "state"
+    rules_dir.mkdir()
+    path, record = rules_dir / "60-test.rules", state / "udev.json"
+    theirs = 'KERNEL=="sd*", ATTR{queue/scheduler}="bfq"\n'
+    path.write_text(theirs)
+    changed = rules_file(path, record=str(record))
+    assert changed["backup_file"].startswith(str(state / "backups") + "/")
+    with open(changed["backup_file"]) as handle:
+        assert handle.read() == theirs
+    assert rules_file(path, record=str(record), restore=True)["changed"] is True
+    assert sorted(p.name for p in rules_dir.iterdir()) == ["60-test.rules"] and path.read_text() == theirs

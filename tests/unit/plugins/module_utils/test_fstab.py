@@ -299,11 +299,20 @@ def test_verify_messages_keep_problems_and_parse_errors_only():
     }
 
 
-def test_record_keeps_the_first_original_options():
+def test_record_keeps_the_first_original_and_the_line_written_last():
     record = {"mounts": {}}
-    fstab.remember(record, [("/var/lib/ceph", ["defaults"])])
-    fstab.remember(record, [("/var/lib/ceph", ["noatime"])])
-    assert record == {"mounts": {"/var/lib/ceph": ["defaults"]}}
+    fstab.remember(record, [("/var/lib/ceph", ["defaults"], "/dev/a /var/lib/ceph xfs defaults 0 0",
+                              "/dev/a /var/lib/ceph xfs noatime 0 0")])
+    fstab.remember(record, [("/var/lib/ceph", ["noatime"], "/dev/a /var/lib/ceph xfs noatime 0 0",
+                              "/dev/a /var/lib/ceph xfs noatime,inode64 0 0")])
+    kept = record["mounts"]["/var/lib/ceph"]
+    assert kept == {"options": ["defaults"], "line": "/dev/a /var/lib/ceph xfs defaults 0 0",
+                    "written": "/dev/a /var/lib/ceph xfs noatime,inode64 0 0"}
+    assert fstab.original_line(kept, "/dev/a /var/lib/ceph xfs noatime,inode64 0 0") == kept["line"]
+    # Changed by hand since: the options come back, not the line.
+    assert fstab.original_line(kept, "/dev/a /var/lib/ceph xfs noatime,nodev 0 0") is None
+    # A record of 0.1.0: the options alone.
+    assert fstab.original_options(["defaults"]) == ["defaults"] and fstab.original_line(["defaults"], "x") is None
     assert fstab.forget(record, ["/var/lib/ceph"]) == {"mounts": {}}
 
 
