@@ -178,8 +178,8 @@ validated_with:
 udev:
   description:
     - V(reloaded) where the daemon reloaded the rules (and replayed O(trigger)), V(not asked)
-      with O(reload=false) or nothing changed, or why no daemon answered, followed by
-      C(: the rules take effect at the next boot).
+      with O(reload=false) or nothing changed, or why no daemon answered and that the rules
+      take effect at the next boot.
   returned: success
   type: str
   sample: "not answering (udevadm control --ping: Failed to send a ping message: Connection refused): the rules take effect at the next boot"
