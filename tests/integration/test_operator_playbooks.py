@@ -54,6 +54,8 @@ class Site:
         for key, value in EASY.items():
             settings["disk_gate_" + key] = settings["disk_gate_hdd_" + key] = value
         settings.update(group_vars)
+        # None leaves the role's default: one the test does not move.
+        settings = dict((key, value) for key, value in settings.items() if value is not None)
         (self.path / "group_vars" / "osds.yml").write_text(yaml.safe_dump(settings))
 
     def play(self, playbook, prefix=(), args=(), **extra):
@@ -250,3 +252,22 @@ def test_mclock_capacity_yml_seeds_each_osd_from_the_report_qualify_wrote(loop_d
     assert lines[0].startswith("# localhost: the cluster cannot be reached from this host (ceph --conf "), lines
     assert lines[1:] == ["ceph config set osd.%d osd_mclock_max_capacity_iops_hdd %s" % (
         osd_id, ("%f" % round(figures[disk.path], 1)).rstrip("0").rstrip(".")) for osd_id, disk in zip((9101, 9102), disks)]
+
+
+def test_two_runs_with_their_own_state_folders_on_one_host_do_not_see_each_other(loop_disks, installed, tmp_path):
+    """cephops_state_dir moves every record, cache, async file and the probe journal: a run with
+    another folder neither serves the first one's cached verdict nor removes it in its rollback."""
+    disk = loop_disks()
+    first, second = tmp_path / "first", tmp_path / "second"
+    site = Site(tmp_path, installed, disk_gate_devices=[disk.path], disk_gate_include_loop=True,
+                disk_gate_cache_max_age=3600, disk_gate_cache_dir=None, disk_gate_async_dir=None)
+    for state in (first, second):
+        rc, failures, document = site.qualify(cephops_state_dir=str(state))
+        assert rc == 0, failures
+        # Each run probed: the other's cached verdict was not its own.
+        assert disks_of(document)[disk.path]["cached"] is False
+        assert sorted(p.name for p in state.iterdir()) == ["async", "cache", "probe-journal"]
+        assert list((state / "cache").iterdir())
+    rc, report = site.play("rollback", cephops_state_dir=str(second))
+    assert rc == 0, failed_messages(report)
+    assert not (second / "cache").exists() and list((first / "cache").iterdir())
