@@ -173,10 +173,22 @@ def _chosen_by(record):
     return ", ".join(words) or "none"
 
 
+PLP_PASSED = ("approved all the same: its sync figures pass the thresholds, and disk_gate_plp_required is off "
+              "(true blocks such a disk)")
+
+
 def _plp(disk):
-    """The power-loss protection verdict (sync_write_probe) with its reasons."""
+    """The power-loss protection verdict (sync_write_probe) with its reasons, and why a disk
+    judged unlikely to have it was approved."""
     plp = disk["plp"]
-    return "-" if not plp else "%s: %s" % (plp["verdict"], "; ".join(plp["reasons"]))
+    if not plp:
+        return "-"
+    passed = [PLP_PASSED] if plp["verdict"] == "unlikely" and disk["approved"] else []
+    return "%s: %s" % (plp["verdict"], "; ".join(list(plp["reasons"]) + passed))
+
+
+def _plp_word(disk):
+    return (disk["plp"] or {}).get("verdict") or "-"
 
 
 def _write_cache(disk):
@@ -358,7 +370,7 @@ class _Environment(Environment):
 
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
-_ENV.filters.update(text=_text, iops=_iops, ms=_ms, deep=_deep, deep_median=_deep_median, cached=_cached, plp=_plp, approval=_approval, chosen_by=_chosen_by,
+_ENV.filters.update(text=_text, iops=_iops, ms=_ms, deep=_deep, deep_median=_deep_median, cached=_cached, plp=_plp, plp_word=_plp_word, approval=_approval, chosen_by=_chosen_by,
                     crush=_crush, class_flag=_class_flag, disk_lines=_disk_lines,
                     md=_md, h=_html, x=_x, label=_label, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
@@ -520,7 +532,7 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 {% for disk in entry.disks %}
 | {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk.thresholds_class | md }} | {{ disk | crush | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
-{{ disk | deep | md }} | {{ disk | cached | md }} | {{ disk | plp | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{{ disk | deep | md }} | {{ disk | cached | md }} | {{ disk | plp_word | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
 {% endfor %}
 {% for host, device, said in document | write_caches %}
@@ -528,6 +540,14 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 
 {% endif %}
 - Write cache of {{ host | md }} {{ device | md }}: {{ said | md }}.
+{% endfor %}
+{% for entry in document.hosts %}
+{% for disk in entry.disks if disk.plp %}
+{% if loop.first %}
+
+{% endif %}
+- Power-loss protection of {{ entry.host | md }} {{ disk.device | md }}: {{ disk | plp | md }}.
+{% endfor %}
 {% endfor %}
 {% for entry in document.hosts %}
 {% for disk in entry.disks if disk | class_flag %}

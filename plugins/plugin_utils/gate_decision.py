@@ -212,6 +212,9 @@ def _disk_entry(candidate, result, settings, health, write_back):
         entry["verdict"], entry["reasons"] = verdict, reasons + list(entry["reasons"])
     entry["decision"] = decide(entry["verdict"], settings.get("allow_marginal"), settings.get("absent_policy"),
                                settings.get("fail_closed"))
+    if entry["decision"] == "approved" and settings.get("plp_required") and (entry["plp"] or {}).get("verdict") == "unlikely":
+        entry["decision"] = "blocked"
+        entry["reasons"] = ["power-loss protection unlikely (disk_gate_plp_required)"] + entry["reasons"]
     entry["approved"] = {"approved": True, "blocked": False}.get(entry["decision"])
     entry["gated"] = entry["verdict"] not in ("skipped", "not_probed", "absent")
     entry["device_class"] = device_class(entry, settings, write_back)

@@ -191,12 +191,17 @@ def expected_seeds(host):
 def test_each_osd_holds_its_disk_s_figure_within_the_cluster_s_bounds(host):
     expected = expected_seeds(host)
     assert expected, "no OSD to seed"
-    WORK_DIR.mkdir(exist_ok=True)
-    (WORK_DIR / "mclock-seeds.json").write_text(json.dumps(expected, indent=2) + "\n")  # for the docs
     for osd, (option, value, _figure) in expected.items():
         assert held(host, osd, option) == pytest.approx(value, abs=0.1), (osd, option, value)
     record = json.loads(host.file(MCLOCK_RECORD).content_string)
     assert sorted(record["osds"]) == sorted("osd.%d %s" % (osd, option) for osd, (option, _v, _f) in expected.items())
+    # For the docs: what the OSD had set itself, and its own bench in the start-up bench's shape.
+    shown = dict((osd, dict(option=option, seeded=value, figure=figure,
+                            own=record["osds"]["osd.%d %s" % (osd, option)]["before"],
+                            bench=ceph_json(host, "tell", "osd.%d" % osd, "bench", "12288000", "4096")["iops"]))
+                 for osd, (option, value, figure) in expected.items())
+    WORK_DIR.mkdir(exist_ok=True)
+    (WORK_DIR / "mclock-seeds.json").write_text(json.dumps(shown, indent=2) + "\n")
 
 
 def test_the_undo_puts_each_osd_s_own_value_back(host):

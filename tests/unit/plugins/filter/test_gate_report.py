@@ -389,8 +389,10 @@ def test_every_report_shows_the_power_loss_protection_verdict_with_its_reasons()
     column = table[1].index("PLP")
     assert [line[column:].split()[0] for line in table[2:5]] == ["likely", "unlikely", "-"]
     assert "power-loss protection of /dev/sdc: " + said in table
-    assert [row[10] for row in markdown_rows(gate_report.to_markdown(document))] == [
-        "likely: fsync costs 0.02 ms", said, "-"]
+    markdown = gate_report.to_markdown(document)
+    # One word in the table's cell, the reasons below it.
+    assert [row[10] for row in markdown_rows(markdown)] == ["likely", "unlikely", "-"]
+    assert "- Power-loss protection of osd1 /dev/sdc: %s." % said in markdown.splitlines()
     assert "<td>%s</td>" % said in gate_report.to_html(document)
     root = ET.fromstring(gate_report.to_junit(document).encode("utf-8"))
     outs = [(c.find("system-out").text if c.find("system-out") is not None else None) for c in root.iter("testcase")]
@@ -486,3 +488,23 @@ def test_every_report_shows_the_deep_queue_figure_beside_the_sync_one_and_the_mo
         "suitable, 9 000 sync IOPS, p99 0.265 ms, 41 000 deep-queue IOPS, health -",
         "suitable, 9 100 sync IOPS, p99 0.265 ms, 43 000 deep-queue IOPS, health -",
         "suitable, 310 sync IOPS, p99 0.265 ms, 420 (3.1s) deep-queue IOPS, health -"]
+
+
+
+def test_a_disk_judged_unlikely_to_have_power_loss_protection_says_why_it_passed_or_is_blocked_when_asked():
+    unlikely = {"verdict": "unlikely", "reasons": ["fsync costs 1.735 ms"]}
+    candidates = [candidate("/dev/sdb")]
+    results = finished_ok(result("/dev/sdb", "suitable", 9000.0, plp=unlikely))
+    passed = gate_decision.fleet_document(["osd1"], [record(candidates, results)], SETTINGS)
+    said = "unlikely: fsync costs 1.735 ms; " + gate_report.PLP_PASSED
+    assert "disk_gate_plp_required is off (true blocks such a disk)" in said
+    assert "power-loss protection of /dev/sdb: " + said in gate_report.to_table(passed).splitlines()
+    assert "- Power-loss protection of osd1 /dev/sdb: %s." % said in gate_report.to_markdown(passed).splitlines()
+    assert "<td>%s</td>" % said in gate_report.to_html(passed)
+    root = ET.fromstring(gate_report.to_junit(passed).encode("utf-8"))
+    assert "power-loss protection " + said in [c.find("system-out").text for c in root.iter("testcase")][0]
+
+    blocked = gate_decision.fleet_document(["osd1"], [record(candidates, results, plp_required=True)], SETTINGS)
+    [disk] = blocked["hosts"][0]["disks"]
+    assert (disk["decision"], disk["reasons"][0]) == ("blocked", "power-loss protection unlikely (disk_gate_plp_required)")
+    assert gate_report.PLP_PASSED not in gate_report.to_table(blocked)
