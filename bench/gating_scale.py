@@ -130,7 +130,8 @@ def main():
     settings += ", all of one kind" if args.kinds and len(args.kinds) == 1 else ""
     benchlib.table("Gating time against disk count (%d s probes, median of %d%s)" % (args.runtime, args.repeats, settings),
                    ("disks", "module full s", "full x 1 disk", "module adaptive s", "adaptive x 1 disk",
-                    "adaptive without deep queue s", "deep-queue cost", "hand-run procedure s", "full / by hand", "adaptive / by hand", "same verdicts", "target met"), rows,
+                    "adaptive without deep queue s", "deep-queue cost", "hand-run procedure s", "full / by hand",
+                    "adaptive / by hand", "same verdicts", "target met"), rows,
                    notes=["Targets, in the role's default mode (adaptive): 1 disk at most 0.6x and 12 disks at most "
                           "0.05x the hand-run procedure, 8 disks at most 1.2x one disk, the deep-queue run (the "
                           "mClock figure, deep_queue_seconds) at most +15 % on the adaptive gate without it "

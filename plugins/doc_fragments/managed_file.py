@@ -37,7 +37,9 @@ options:
     type: bool
     default: false
   backup:
-    description: Keep a timestamped copy of a file that is replaced or removed, in C(backups/) beside O(record) (so that nothing the collection made stays in C(/etc)), or beside the file without O(record).
+    description:
+      - Keep a timestamped copy of a file that is replaced or removed, in C(backups/) beside O(record), so that nothing the collection
+        made stays in C(/etc); beside the file without O(record).
     type: bool
     default: true
 """

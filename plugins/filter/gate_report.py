@@ -370,7 +370,8 @@ class _Environment(Environment):
 
 
 _ENV = _Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, undefined=StrictUndefined)
-_ENV.filters.update(text=_text, iops=_iops, ms=_ms, deep=_deep, deep_median=_deep_median, cached=_cached, plp=_plp, plp_word=_plp_word, approval=_approval, chosen_by=_chosen_by,
+_ENV.filters.update(text=_text, iops=_iops, ms=_ms, deep=_deep, deep_median=_deep_median, cached=_cached, plp=_plp,
+                    plp_word=_plp_word, approval=_approval, chosen_by=_chosen_by,
                     crush=_crush, class_flag=_class_flag, disk_lines=_disk_lines,
                     md=_md, h=_html, x=_x, label=_label, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
@@ -532,7 +533,8 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 {% for disk in entry.disks %}
 | {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk.thresholds_class | md }} | {{ disk | crush | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
-{{ disk | deep | md }} | {{ disk | cached | md }} | {{ disk | plp_word | md }} | {{ disk | health | md }} | {{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{{ disk | deep | md }} | {{ disk | cached | md }} | {{ disk | plp_word | md }} | {{ disk | health | md }} | \
+{{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
 {% endfor %}
 {% endfor %}
 {% for host, device, said in document | write_caches %}

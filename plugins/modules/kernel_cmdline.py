@@ -71,7 +71,9 @@ options:
     type: bool
     default: true
   backup:
-    description: Keep a timestamped copy of each file changed, in C(backups/) beside O(record) (so that nothing the collection made stays in C(/etc)), or beside the file without O(record).
+    description:
+      - Keep a timestamped copy of each file changed, in C(backups/) beside O(record), so that nothing the collection
+        made stays in C(/etc); beside the file without O(record).
     type: bool
     default: true
   record:

@@ -84,7 +84,9 @@ options:
     default: /etc/fstab
   backup:
     description:
-      - Keep a copy of the old fstab before installing the new one, in C(backups/) beside O(record) (so that nothing the collection made stays in C(/etc)), or beside the file without O(record).
+      - Keep a copy of the old fstab before installing the new one, in C(backups/) beside
+        O(record), so that nothing the collection made stays in C(/etc); beside the file
+        without O(record).
     type: bool
     default: true
   remount:

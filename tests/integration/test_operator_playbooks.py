@@ -199,8 +199,8 @@ def test_rollback_yml_removes_the_cache_qualify_left_and_then_has_nothing_to_do(
     assert rc == 0 and changed_tasks(report) == []
 
 
-def test_rollback_yml_runs_every_role_s_step_when_one_fails_and_fails_at_its_end_naming_it(loop_disks, installed,
-                                                                                            tmp_path):
+def test_rollback_yml_runs_every_role_s_step_when_one_fails_and_fails_at_its_end_naming_it(
+        loop_disks, installed, tmp_path):
     """The first role's record is broken: its step fails, every later role's still runs (the
     gate's cache goes), and the play fails at its end naming the step and why."""
     disk = loop_disks()
@@ -219,8 +219,8 @@ def test_rollback_yml_runs_every_role_s_step_when_one_fails_and_fails_at_its_end
     assert [name for name, _msg in failed_messages(report)][-1] == "Fail with every step that did not finish"
 
 
-def test_mclock_capacity_yml_seeds_each_osd_from_the_report_qualify_wrote(loop_disks, osd_on, ceph_mon, installed,
-                                                                         tmp_path):
+def test_mclock_capacity_yml_seeds_each_osd_from_the_report_qualify_wrote(
+        loop_disks, osd_on, ceph_mon, installed, tmp_path):
     """The cephadm order: qualify.yml gates blank disks, the OSDs are made on the approved ones,
     then mclock_capacity.yml, by its FQCN, sets each OSD's capacity from the report qualify.yml
     wrote (Ceph's own monitor holds it; the OSDs are ceph-volume's own LVs)."""

@@ -490,7 +490,6 @@ def test_every_report_shows_the_deep_queue_figure_beside_the_sync_one_and_the_mo
         "suitable, 310 sync IOPS, p99 0.265 ms, 420 (3.1s) deep-queue IOPS, health -"]
 
 
-
 def test_a_disk_judged_unlikely_to_have_power_loss_protection_says_why_it_passed_or_is_blocked_when_asked():
     unlikely = {"verdict": "unlikely", "reasons": ["fsync costs 1.735 ms"]}
     candidates = [candidate("/dev/sdb")]

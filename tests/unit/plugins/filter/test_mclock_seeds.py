@@ -39,8 +39,8 @@ def fleet():
 
 def test_like_disks_get_their_model_and_firmware_s_median_and_a_lone_model_its_own():
     seeds = mclock_seeds(fleet(), "osd1")
-    assert [(s["device"], s["iops"]) for s in seeds] == [("/dev/sdb", 41000.0), ("/dev/sdc", 62000.0),
-                                                        ("/dev/sde", 41000.0)]
+    assert [(s["device"], s["iops"]) for s in seeds] == [
+        ("/dev/sdb", 41000.0), ("/dev/sdc", 62000.0), ("/dev/sde", 41000.0)]
     assert seeds[0]["why"] == "the median deep-queue IOPS of 3 disks of %s firmware G2010140" % MODEL
     assert (seeds[0]["wwn"], seeds[0]["name"], seeds[0]["serial"]) == ("0x5001", "sdb", "Sb")
     # The same model on the other host: the same figure, whatever each disk measured alone.

@@ -302,9 +302,9 @@ def test_verify_messages_keep_problems_and_parse_errors_only():
 def test_record_keeps_the_first_original_and_the_line_written_last():
     record = {"mounts": {}}
     fstab.remember(record, [("/var/lib/ceph", ["defaults"], "/dev/a /var/lib/ceph xfs defaults 0 0",
-                              "/dev/a /var/lib/ceph xfs noatime 0 0")])
+                             "/dev/a /var/lib/ceph xfs noatime 0 0")])
     fstab.remember(record, [("/var/lib/ceph", ["noatime"], "/dev/a /var/lib/ceph xfs noatime 0 0",
-                              "/dev/a /var/lib/ceph xfs noatime,inode64 0 0")])
+                             "/dev/a /var/lib/ceph xfs noatime,inode64 0 0")])
     kept = record["mounts"]["/var/lib/ceph"]
     assert kept == {"options": ["defaults"], "line": "/dev/a /var/lib/ceph xfs defaults 0 0",
                     "written": "/dev/a /var/lib/ceph xfs noatime,inode64 0 0"}
