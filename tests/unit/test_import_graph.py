@@ -3,6 +3,7 @@ imports: no filter that only forwards to a helper nothing else uses, and no help
 single importer unless it is large enough to stand alone."""
 
 import ast
+import glob
 import os
 
 import yaml
@@ -184,3 +185,19 @@ def test_every_class_and_file_is_a_size_a_reader_can_hold():
                   for node in ast.walk(ast.parse(text)) if isinstance(node, ast.ClassDef)
                   and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES]
     assert found == []
+
+
+# Tests of every module at once, not of one of them.
+ACROSS_MODULES = ("tests/unit/plugins/modules/test_return_keys.py",)
+
+
+def test_the_unit_tests_of_a_plugin_file_sit_beside_its_kind_and_start_with_its_name():
+    """tests/unit/plugins/K/test_N*.py tests plugins/K/N.py: a reader finds a file's tests by its path."""
+    stray = []
+    for test in sorted(glob.glob(os.path.join(REPO_ROOT, "tests", "unit", "plugins", "*", "test_*.py"))):
+        relative = os.path.relpath(test, REPO_ROOT)
+        kind, name = os.path.basename(os.path.dirname(test)), os.path.basename(test)[len("test_"):-len(".py")]
+        plugins = [os.path.basename(p)[:-len(".py")] for p in glob.glob(os.path.join(REPO_ROOT, "plugins", kind, "*.py"))]
+        if relative not in ACROSS_MODULES and not any(name == p or name.startswith(p + "_") for p in plugins):
+            stray.append(relative)
+    assert stray == []

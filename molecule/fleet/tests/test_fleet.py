@@ -141,7 +141,7 @@ def test_fleet_report_groups_the_disks_per_model_and_firmware(siblings_qualified
     # 2-core machine spread widely (seen: 210-583 sync writes a second), which widens the IOPS
     # band past a slowed one's 51 (only its p99 was flagged then, when it was capped at 50) and may flag a fast one on
     # the better side. The rule itself is unit-tested on known figures
-    # (tests/unit/plugins/plugin_utils/test_fleet_models.py).
+    # (tests/unit/plugins/plugin_utils/test_gate_decision_fleet_models.py).
     siblings = groups[(SIBLING, SIBLING_FIRMWARE)]
     assert siblings["judged"] and siblings["measured"] == 6, siblings
     worse = [o for o in siblings["outliers"]
