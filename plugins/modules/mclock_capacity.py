@@ -221,8 +221,9 @@ def list_osds(module, ceph_volume):
                 data = [dev for volume in volumes if volume.get("type") == "block" for dev in volume.get("devices", [])]
                 found[int(osd)] = whole_disk(data[0]) if data else None
         else:
+            # raw list also finds the bluestore label of an lvm OSD, on its LV: lvm list's disk stands.
             for entry in listed.values():
-                found[int(entry["osd_id"])] = whole_disk(entry.get("device"))
+                found.setdefault(int(entry["osd_id"]), whole_disk(entry.get("device")))
     if len(errors) == 2:
         raise ClusterError("; ".join(errors))
     return found, errors
