@@ -35,6 +35,9 @@ description:
     deep-queue IOPS of all its measured disks however few (the figure like disks share), the disks far
     from them (flagged, not blocked) and models that run more than one firmware; in V(junit)
     on the test cases of the disks concerned, in V(cephadm_spec) as comments.
+  - Every refusal reason links to its short explanation in the collection's docs/refusals.md: in
+    V(markdown) as one word a reason in the table (each reason in full below it), in V(html) the
+    reason itself, in V(table) and V(junit) the links below the disk's reasons.
   - Everything taken from hardware (models, serials, device names) is escaped for the format.
 author:
   - cephops maintainers (@cephops)
@@ -163,6 +166,10 @@ def _health(disk):
     return health["status"] + (": " + "; ".join(health["reasons"]) if health["reasons"] else "")
 
 
+def _health_word(disk):
+    return (disk.get("health") or {}).get("status") or "-"
+
+
 def _controllers(record):
     return record.get("controllers") or "not read"
 
@@ -233,6 +240,64 @@ def _class_flag(disk):
     """Why the disk's class is flagged (its rotational flag and its measurement disagree), or ""."""
     found = disk["device_class"]
     return "%s, %s: %s" % (found["class"] or "unknown", found["source"], found["why"]) if found["flagged"] else ""
+
+
+# Each refusal reason's explanation: the section of docs/refusals.md its first matching pattern
+# names, with the one word the Markdown table shows; any other reason of a probe that failed is
+# that failure. A reason that refuses nothing (a threshold met, check mode's plan) has none.
+REFUSALS_URL = "https://github.com/cephops/osd_tuning/blob/main/docs/refusals.md"
+REFUSALS = tuple((re.compile(pattern), word, anchor) for pattern, word, anchor in (
+    (r"write IOPS \S+ < ", "iops", "sync-write-iops-below-the-threshold"),
+    (r"p99 sync latency \S+ ms > ", "latency", "p99-sync-latency-above-the-limit"),
+    (r"power-loss protection unlikely", "plp", "power-loss-protection-unlikely"),
+    (r"health", "health", "drive-health"),
+    (r"open check|open by another process|locked", "in-use", "in-use"),
+    (r"region check", "region", "probe-region-not-empty"),
+    (r"journal: ", "journal", "interrupted-probe"),
+    (r"Insufficient space|smaller than the end of the probe region", "size", "too-small"),
+    (r"write_cache disabled", "cache", "write-cache-cannot-be-switched"),
+    (r"an LV |a partition of ", "not-disk", "not-a-whole-disk"),
+    (r"no disk of the host has this name", "absent", "not-present"),
+    (r"rotational disk: not gated", "hdd", "rotational-disk-not-gated"),
+    (r"removable|read-only|Device type|Used by ceph-disk|Has |LVM detected|md RAID member|mounted|has holders|"
+     r"root disk|swap|signatures unreadable|Data unreadable|content not fully checked", "data", "holds-data"),
+))
+
+
+PROBE_FAILED = ("error", "the-probe-failed")
+
+
+def _refusal(reason, verdict):
+    """(word, link) of the section that explains a disk's refusal reason, or None."""
+    for pattern, word, anchor in REFUSALS:
+        if pattern.match(reason):
+            break
+    else:
+        if verdict != "error":
+            return None
+        word, anchor = PROBE_FAILED
+    return word, "%s#%s" % (REFUSALS_URL, anchor)
+
+
+def _refusals(disk):
+    """[(word, link)] of a disk's refusal reasons, each section once, in the reasons' order."""
+    found = []
+    for reason in disk["reasons"]:
+        refusal = _refusal(reason, disk["verdict"])
+        if refusal and refusal not in found:
+            found.append(refusal)
+    return found
+
+
+def _reasons_md(disk):
+    """The Markdown table's reasons cell: a linked word per explanation, the reasons below it."""
+    return ", ".join("[%s](%s)" % (word, link) for word, link in _refusals(disk)) or "-"
+
+
+def _reasons_html(disk):
+    """A disk's reasons as HTML, each refusal a link to its explanation."""
+    return "; ".join('<a href="%s">%s</a>' % (escape(refusal[1]), _html(reason)) if refusal else _html(reason)
+                     for reason, refusal in ((r, _refusal(r, disk["verdict"])) for r in disk["reasons"]))
 
 
 def _disk_lines(disk):
@@ -375,7 +440,8 @@ _ENV.filters.update(text=_text, iops=_iops, ms=_ms, deep=_deep, deep_median=_dee
                     crush=_crush, class_flag=_class_flag, disk_lines=_disk_lines,
                     md=_md, h=_html, x=_x, label=_label, rule=_rule, figure=_figure, judged=_judged, outlier=_outlier,
                     firmware_mix=_firmware_mix, health=_health, controllers=_controllers, write_cache=_write_cache,
-                    write_caches=_write_caches)
+                    write_caches=_write_caches, refusals=_refusals, reasons_md=_reasons_md, reasons_html=_reasons_html,
+                    health_word=_health_word)
 
 
 # --------------------------------------------------------------------------- text table
@@ -397,6 +463,9 @@ HOST_TABLE = _ENV.from_string("""\
 {% endfor %}
 {% for disk in record.disks if disk | write_cache %}
 {{ ("write cache of %s: %s" | format(disk.device, disk | write_cache)) | text }}
+{% endfor %}
+{% for disk in record.disks if disk | refusals %}
+{{ ("why %s: %s" | format(disk.device, disk | refusals | map('join', ' ') | join(', '))) | text }}
 {% endfor %}
 {% for error in record.errors %}
 {{ ("error: " ~ error | text).rstrip() }}
@@ -484,7 +553,7 @@ def to_junit(document):
                 counts["failures"] += 1
                 failure = ET.SubElement(case, "failure", type=_text(disk["verdict"]),
                                         message=_text("%s: %s" % (disk["verdict"], "; ".join(disk["reasons"]))))
-                failure.text = _text("\n".join(disk["reasons"]))
+                failure.text = _text("\n".join(disk["reasons"] + ["explained at %s" % link for _, link in _refusals(disk)]))
             elif disk["approved"] is None or not disk["gated"]:
                 counts["skipped"] += 1
                 ET.SubElement(case, "skipped", message=_text("; ".join(disk["reasons"])))
@@ -528,13 +597,13 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 | --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | --- | --- | --- | --- | --- |
 {% for entry in document.hosts %}
 {% if not entry.disks %}
-| {{ entry.host | md }} | - | - | - | - | {{ entry.status | md }} | - | - | - | - | - | - | blocked | {{ entry.errors | join("; ") | md }} |
+| {{ entry.host | md }} | - | - | - | - | {{ entry.status | md }} | - | - | - | - | - | - | blocked | [error]({{ probe_failed }}) |
 {% endif %}
 {% for disk in entry.disks %}
 | {{ entry.host | md }} | {{ disk.device | md }} | {{ disk.model | md }} | {{ disk.thresholds_class | md }} | {{ disk | crush | md }} | \
 {{ disk.verdict | md }} | {{ disk.write_iops | iops | md }} | {{ disk.p99_sync_latency_ms | ms | md }} | \
-{{ disk | deep | md }} | {{ disk | cached | md }} | {{ disk | plp_word | md }} | {{ disk | health | md }} | \
-{{ disk | approval | md }} | {{ disk.reasons | join("; ") | md }} |
+{{ disk | deep | md }} | {{ disk | cached | md }} | {{ disk | plp_word | md }} | {{ disk | health_word | md }} | \
+{{ disk | approval | md }} | {{ disk | reasons_md }} |
 {% endfor %}
 {% endfor %}
 {% for host, device, said in document | write_caches %}
@@ -549,6 +618,28 @@ Generated {{ document.generated_at | md }}. {{ summary.hosts_passed }} of {{ sum
 
 {% endif %}
 - Power-loss protection of {{ entry.host | md }} {{ disk.device | md }}: {{ disk | plp | md }}.
+{% endfor %}
+{% endfor %}
+{% for entry in document.hosts if entry.errors %}
+{% if loop.first %}
+
+{% endif %}
+- Errors of {{ entry.host | md }}: {{ entry.errors | join("; ") | md }}.
+{% endfor %}
+{% for entry in document.hosts %}
+{% for disk in entry.disks if disk.reasons %}
+{% if loop.first %}
+
+{% endif %}
+- Reasons of {{ entry.host | md }} {{ disk.device | md }}: {{ disk.reasons | join("; ") | md }}.
+{% endfor %}
+{% endfor %}
+{% for entry in document.hosts %}
+{% for disk in entry.disks if disk.health and disk.health.reasons %}
+{% if loop.first %}
+
+{% endif %}
+- Health of {{ entry.host | md }} {{ disk.device | md }}: {{ disk | health | md }}.
 {% endfor %}
 {% endfor %}
 {% for entry in document.hosts %}
@@ -591,7 +682,7 @@ Reference drives (sync IOPS): \
 
 
 def to_markdown(document):
-    return MARKDOWN.render(document=document)
+    return MARKDOWN.render(document=document, probe_failed="%s#%s" % (REFUSALS_URL, PROBE_FAILED[1]))
 
 
 # --------------------------------------------------------------------------- HTML and SVG
@@ -706,7 +797,7 @@ Vertical lines: the thresholds (flash solid, HDD dotted; green suitable, yellow 
 <td>{{ disk.thresholds_class | h }}</td><td>{{ disk | crush | h }}</td><td>{{ (disk.verdict or '-') | h }}</td><td>{{ disk.write_iops | iops | h }}</td>\
 <td>{{ disk.p99_sync_latency_ms | ms | h }}</td><td>{{ disk | deep | h }}</td><td>{{ disk | cached | h }}</td><td>{{ disk | plp | h }}</td>\
 <td>{{ disk | health | h }}</td>\
-<td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk.reasons | join('; ') | h }}</td></tr>
+<td class="{{ disk | approval }}">{{ disk | approval | h }}</td><td>{{ disk | reasons_html }}</td></tr>
 {% endfor %}
 </table>
 {% for line in entry.disks | map('disk_lines') | sum(start=[]) %}

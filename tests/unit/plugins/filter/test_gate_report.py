@@ -2,6 +2,7 @@
 
 import html
 import json
+import pathlib
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -11,7 +12,8 @@ import pytest
 import yaml
 
 from ansible_collections.cephops.osd_tuning.plugins.filter import gate_report
-from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import gate_decision
+from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev, probe_verdict
+from ansible_collections.cephops.osd_tuning.plugins.plugin_utils import ceph_ansible, gate_decision
 import ceph_spec
 from gate_samples import (HOSTILE, MODEL, OTHER, SETTINGS, candidate, finished_ok, fleet, fleet_of, record, result,
                           same_model)
@@ -104,7 +106,7 @@ def test_html_of_a_hostile_fleet_has_only_the_report_s_own_tags():
 
     parser = Collect()
     parser.feed(page)
-    assert parser.tags == {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "ul", "li", "span",
+    assert parser.tags == {"html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "ul", "li", "span", "a",
                            "svg", "line", "text", "g", "rect", "table", "tr", "th", "td"}
     assert shown(text) in parser.texts and "49" not in parser.texts
     assert shown(text) in parser.attributes  # the heading's id
@@ -153,8 +155,8 @@ def test_markdown_keeps_comparisons_as_written():
         result("/dev/sdb", "unsuitable", 50.8, reasons=reasons)))
     text = gate_report.to_markdown(gate_decision.fleet_document(["osd1"], [probed], SETTINGS, "now"))
     assert "&gt;" not in text and "&lt;" not in text
-    row = markdown_rows(text)[0]
-    assert row[13] == "; ".join(reasons)
+    assert markdown_rows(text)[0][13] == "[iops](%s#sync-write-iops-below-the-threshold)" % gate_report.REFUSALS_URL
+    assert "- Reasons of osd1 /dev/sdb: %s." % "; ".join(reasons) in text.splitlines()
 
 
 def test_markdown_rendered_shows_hostile_strings_as_text_and_makes_no_element():
@@ -164,7 +166,8 @@ def test_markdown_rendered_shows_hostile_strings_as_text_and_makes_no_element():
     page = markdown_it.MarkdownIt("commonmark").enable("table").render(gate_report.to_markdown(document))
     tags = set(re.findall(r"<([a-z0-9]+)", page))
     assert tags <= {"h1", "h2", "h3", "p", "table", "thead", "tbody", "tr", "th", "td", "ul", "li", "code", "em",
-                    "strong"}, tags
+                    "strong", "a"}, tags
+    assert {link.split("#")[0] for link in re.findall(r'<a href="([^"]*)"', page)} == {gate_report.REFUSALS_URL}
     cells = [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<td>(.*?)</td>", page)]
     assert " ".join(shown(text).split()) in cells
 
@@ -189,8 +192,13 @@ def test_markdown_rows_parse_back_to_fourteen_cells():
     assert [len(row) for row in rows] == [14] * 5
     escaped = md_escaped(text)
     assert rows[0][:6] == [escaped, "/dev/sdb", escaped, "flash", "ssd", "suitable"]
-    assert rows[0][13] == escaped + "; " + escaped
+    assert rows[0][13] == "-"  # no refusal among its reasons: they are listed below the table
+    line = "- Reasons of %s /dev/sdb: %s; %s." % ((escaped.replace("|", "\\|"),) * 3)
+    assert line in gate_report.to_markdown(document).splitlines()
     assert rows[4][:6] == ["lost<" + escaped, "-", "-", "-", "-", "no_result"]
+    # A host without a result: its error is a linked word in the table, and in full below it.
+    assert rows[4][13] == "[error](%s#the-probe-failed)" % gate_report.REFUSALS_URL
+    assert "- Errors of lost<%s: %s." % (escaped.replace("|", "\\|"), gate_decision.NO_RESULT) in gate_report.to_markdown(document)
 
 
 WWN = "/dev/disk/by-id/wwn-0x5002538e40a1b2c3"
@@ -507,3 +515,70 @@ def test_a_disk_judged_unlikely_to_have_power_loss_protection_says_why_it_passed
     [disk] = blocked["hosts"][0]["disks"]
     assert (disk["decision"], disk["reasons"][0]) == ("blocked", "power-loss protection unlikely (disk_gate_plp_required)")
     assert gate_report.PLP_PASSED not in gate_report.to_table(blocked)
+
+
+def refusal_sections():
+    """The anchors GitHub gives the sections of docs/refusals.md."""
+    page = pathlib.Path(__file__).resolve().parents[4] / "docs" / "refusals.md"
+    return {re.sub(r"[^a-z0-9 -]", "", heading.lower()).replace(" ", "-")
+            for heading in re.findall(r"^## (.+)$", page.read_text(encoding="utf-8"), re.M)}
+
+
+def test_every_section_the_reports_link_is_in_the_explanations_page_and_every_section_is_linked():
+    linked = {anchor for _, _, anchor in gate_report.REFUSALS} | {gate_report.PROBE_FAILED[1]}
+    assert linked == refusal_sections()
+
+
+def filled(reason):
+    """A reason format of the code with its fields filled in, as a disk would get it."""
+    return re.sub(r"%[sd]", "1", reason)
+
+
+REFUSING = (
+    [filled(value) for name, value in vars(blockdev).items()
+     if name.startswith("REASON_") and name != "REASON_AT_OFFSET" and isinstance(value, str)]
+    + [blockdev.REASON_AT_OFFSET % (blockdev.REASON_LVM, 1048576)]
+    + [filled(ceph_ansible.LV_REASON), filled(ceph_ansible.PARTITION_REASON), ceph_ansible.ABSENT_REASON]
+    + probe_verdict.verdict({"write_iops": 50.0, "latency_us": {"sync": {"p99": 9000.0}}},
+                            dict(probe_verdict.DEFAULT_THRESHOLDS, max_p99_sync_latency_ms=5))[1]
+    + [gate_decision.health_verdict("suitable", {"status": "failed", "reasons": ["reallocated sectors 12 > 10"]}, False)[1][0],
+       gate_decision.health_verdict("suitable", {"status": "unknown", "reasons": ["no SMART"]}, True)[1][0],
+       "power-loss protection unlikely (disk_gate_plp_required)", "region check: 3 of 512 MiB of the probe region",
+       "open check: fio (pid 7) since the inventory", "journal: a probe started at now (pid 1) is still writing",
+       "smaller than the end of the probe region (1610612736 bytes)", "write_cache disabled: the drive's own",
+       "rotational disk: not gated (disk_gate_hdd_policy skip)"])
+
+
+@pytest.mark.parametrize("reason", REFUSING)
+def test_every_refusal_reason_the_code_writes_links_to_its_explanation(reason):
+    word, link = gate_report._refusal(reason, "refused")
+    assert link.startswith(gate_report.REFUSALS_URL + "#") and link.split("#")[1] in refusal_sections()
+    assert " " not in word
+
+
+def test_a_reason_that_refuses_nothing_has_no_link_and_any_reason_of_a_failed_probe_is_that_failure():
+    for reason in ("write IOPS 9 000 >= 5 000", "p99 sync latency 0.4 ms <= 5 ms", "check mode: would probe the region"):
+        assert gate_report._refusal(reason, "suitable") is None
+    assert gate_report._refusal("fio: io_u error on file /dev/sdb", "error")[1].endswith("#the-probe-failed")
+
+
+def test_every_report_links_a_blocked_disk_s_reasons_to_their_explanation():
+    reasons = ["write IOPS 574 < 5 000 (below the marginal floor 1 000)", "p99 sync latency 9 ms > 5 ms (above)",
+               "write IOPS 574 < 5 000 (again)"]
+    probed = record([candidate("/dev/sdb"), candidate("/dev/sdc")], finished_ok(
+        result("/dev/sdb", "unsuitable", 574.0, reasons=reasons), result("/dev/sdc", "suitable", 9000.0)))
+    document = gate_decision.fleet_document(["osd1"], [probed], SETTINGS, "now")
+    iops, latency = ("%s#%s" % (gate_report.REFUSALS_URL, anchor) for anchor in (
+        "sync-write-iops-below-the-threshold", "p99-sync-latency-above-the-limit"))
+    # Markdown: one linked word per explanation, once each; a passing disk's cell is empty.
+    assert [row[13] for row in markdown_rows(gate_report.to_markdown(document))] == [
+        "[iops](%s), [latency](%s)" % (iops, latency), "-"]
+    # HTML: each reason is the link to its explanation.
+    page = gate_report.to_html(document)
+    assert '<a href="%s">%s</a>' % (iops, html.escape(reasons[0])) in page
+    assert '<a href="%s">%s</a>' % (latency, html.escape(reasons[1])) in page
+    assert "because suitable" in page and '">because suitable' not in page
+    # The text table and JUnit name the explanations below the reasons.
+    assert "why /dev/sdb: iops %s, latency %s" % (iops, latency) in gate_report.to_table(document).splitlines()
+    failure = ET.fromstring(gate_report.to_junit(document).encode("utf-8")).find("testsuite/testcase/failure")
+    assert failure.text.splitlines()[-2:] == ["explained at " + iops, "explained at " + latency]
