@@ -35,8 +35,8 @@ description:
     deep-queue IOPS of all its measured disks however few (the figure like disks share), the disks far
     from them (flagged, not blocked) and models that run more than one firmware; in V(junit)
     on the test cases of the disks concerned, in V(cephadm_spec) as comments.
-  - Every refusal reason links to its short explanation in the collection's docs/refusals.md: in
-    V(markdown) as one word a reason in the table (each reason in full below it), in V(html) the
+  - Every refusal reason links to its short explanation in the collection's docs/refusals.md. In
+    V(markdown) it is one word a reason in the table (each reason in full below it), in V(html) the
     reason itself, in V(table) and V(junit) the links below the disk's reasons.
   - Everything taken from hardware (models, serials, device names) is escaped for the format.
 author:
