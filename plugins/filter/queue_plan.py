@@ -23,12 +23,29 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import
 # --------------------------------------------------------------------------- the scope
 
 
+def host_use(disk):
+    """How the host itself uses a disk (the root filesystem, another mount, swap), or None:
+    such a disk is tuned only when named."""
+    if disk.get("root_disk"):
+        return "holds /"
+    if disk.get("mountpoints"):
+        return "mounted at %s" % ", ".join(disk["mountpoints"])
+    if disk.get("swap"):
+        return "holds swap"
+    return None
+
+
 def named_disks(disks, names):
-    """The disks the names name, in inventory order; every disk when no name is given."""
+    """The disks the names name, in inventory order; when no name is given, every disk the host
+    does not use itself (the disks an OSD is or could be on)."""
     if not names:
-        return list(disks)
-    wanted = set(resolve_in_inventory(disks, names))
-    return [disk for disk in disks if disk["path"] in wanted]
+        return [disk for disk in disks if not host_use(disk)]
+    paths = set(disk["path"] for disk in disks)
+    wanted = resolve_in_inventory(disks, names)
+    unknown = [name for name, path in zip(names, wanted) if path not in paths]
+    if unknown:
+        raise AnsibleFilterError("named_disks: no disk of this host has the name %s" % ", ".join(unknown))
+    return [disk for disk in disks if disk["path"] in set(wanted)]
 
 
 # --------------------------------------------------------------------------- the queue plan
@@ -128,7 +145,7 @@ def translate(value, legacy):
 
 
 def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=None, kept=None, figures=(),
-         keep_worse=False):
+         keep_worse=False, left_alone=()):
     """``{queues, rules, chosen, changing, undone}`` for block_queue, udev_queue_rules and the report.
 
     ``changing`` names the disks whose current value (as disk_facts reports it) differs.
@@ -146,6 +163,10 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
     they call ``worse`` is kept at its value before as well, and named in ``undone``, but where
     ``keep_worse`` is true or the disk's rule keeps its value measured worse. The disks of
     ``kept`` stay kept: this plan sets every disk again.
+
+    ``left_alone`` are the host's other disks, which this plan does not set: each gets a rule
+    first in the file that skips the rest, so that no class or model rule sets it at boot
+    either. ``left_alone`` in the result maps each to why.
 
     ``extra`` maps a class to more attributes that go with its value, for example
     ``{"hdd": {"fifo_batch": 16}}`` (scheduler tunables, written under ``iosched/``); model
@@ -223,10 +244,20 @@ def plan(disks, attribute, classes, models=(), overrides=(), extra=None, legacy=
         else:
             warnings.append("%s: no serial or WWN, so no udev rule keeps it at %s at boot (%s)" % (
                 disk["name"], value, why))
+    skips, alone = [], {}
+    for disk in left_alone:
+        alone[disk["name"]] = host_use(disk) or "not named"
+        match = skip_match(disk)
+        if match:
+            skips.append(dict(comment="disk %s, left alone: %s" % (disk["name"], alone[disk["name"]]), match=match,
+                              skip=True))
+        elif any(rule["comment"].startswith(("class ", "model ")) for rule in rules):
+            warnings.append("%s: left alone now, but it has no serial, WWN or path for a udev rule to skip it by, "
+                            "so a class or model rule may set it at boot" % disk["name"])
     changing = sorted(d["name"] for d in disks if d["name"] in chosen and str(chosen[d["name"]]["value"]) != str(
         d.get(attribute)))
-    return dict(queues=queues, rules=rules, chosen=chosen, changing=changing, legacy=legacy, warnings=warnings,
-                undone=sorted(undone))
+    return dict(queues=queues, rules=skips + rules if rules else [], chosen=chosen, changing=changing, legacy=legacy,
+                warnings=warnings, undone=sorted(undone), left_alone=alone)
 
 
 def model_matches(pattern):
@@ -257,6 +288,22 @@ def identity_match(disk):
     return None
 
 
+SAFE_PATH = re.compile(r"^[A-Za-z0-9:._+-]+$")
+
+
+def skip_match(disk):
+    """The udev match a skip rule finds one disk by: its identity, else its slot (ENV{ID_PATH},
+    the name of its /dev/disk/by-path link), as for a virtio disk without a serial; None
+    without either."""
+    match = identity_match(disk)
+    if match:
+        return match
+    paths = sorted((link.rsplit("/", 1)[-1] for link in disk.get("links") or ()
+                    if link.startswith("/dev/disk/by-path/")), key=lambda path: (path.startswith("virtio-"), len(path)))
+    paths = [path for path in paths if SAFE_PATH.match(path)]
+    return {"ENV{ID_PATH}": paths[0]} if paths else None
+
+
 def clamp_max_sectors(disk, value, page_kb=4):
     """``value`` bounded by what the disk accepts, and a warning when it had to change."""
     value = int(value)
@@ -269,10 +316,10 @@ def clamp_max_sectors(disk, value, page_kb=4):
 
 
 def queue_plan(disks, attribute, classes, models=None, overrides=None, extra=None, kept=None, figures=None,
-               keep_worse=False):
+               keep_worse=False, left_alone=None):
     try:
         return plan(disks, attribute, classes, models or [], overrides or [], extra or {}, kept=kept or {},
-                    figures=figures or [], keep_worse=keep_worse)
+                    figures=figures or [], keep_worse=keep_worse, left_alone=left_alone or [])
     except ValueError as exc:
         raise AnsibleFilterError("queue_plan: %s" % exc)
 

@@ -84,6 +84,14 @@ options:
       comment:
         description: One line written above the rule.
         type: str
+      skip:
+        description:
+          - Leave the disks this rule matches alone. No later rule of the file acts on them (the
+            rule jumps to the file's end); it sets nothing and runs nothing itself.
+          - For a disk a class or model rule would match but the operator left out, such as the
+            disk that holds C(/), put first.
+        type: bool
+        default: false
   reload:
     description:
       - After a change, run C(udevadm control --reload), replay a change event for O(trigger)
@@ -224,7 +232,9 @@ def check(rules):
         where = "rule %d" % (index + 1)
         if not rule.get("match"):
             errors.append("%s: needs at least one match key (a rule for every disk is never meant)" % where)
-        if not rule.get("attributes") and not rule.get("run"):
+        if rule.get("skip") and (rule.get("attributes") or rule.get("run")):
+            errors.append("%s: a skip rule sets nothing and runs nothing" % where)
+        elif not rule.get("skip") and not rule.get("attributes") and not rule.get("run"):
             errors.append("%s: sets no attribute and runs nothing" % where)
         for key, value in (rule.get("match") or {}).items():
             if not MATCH_KEY.match(str(key)):
@@ -290,6 +300,10 @@ def _ordered_attributes(attributes):
                                                         item[0]))
 
 
+# Where a skip rule jumps: the file's last line. udev resolves a GOTO within its own file.
+SKIP_LABEL = "cephops_end"
+
+
 def render(rules, header):
     lines = ["# %s" % line for line in header.splitlines()]
     for rule in rules:
@@ -302,7 +316,11 @@ def render(rules, header):
                      for attr, value in _ordered_attributes(rule.get("attributes") or {}))
         # udev runs programs after every rule of the event, in the order they were added.
         parts.extend('RUN+="%s"' % run_value(argv) for argv in rule.get("run") or [])
+        if rule.get("skip"):
+            parts.append('GOTO="%s"' % SKIP_LABEL)
         lines.append(", ".join(parts))
+    if any(rule.get("skip") for rule in rules):
+        lines.extend(["", 'LABEL="%s"' % SKIP_LABEL])
     return "\n".join(lines) + "\n"
 
 
@@ -376,6 +394,7 @@ def main():
                 action=dict(type="str", choices=["add|change", "add"], default="add|change"),
                 run=dict(type="list", elements="list", default=[]),
                 comment=dict(type="str"),
+                skip=dict(type="bool", default=False),
             )),
             reload=dict(type="bool", default=True),
             require_udev=dict(type="bool", default=False),

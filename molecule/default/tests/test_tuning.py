@@ -149,6 +149,19 @@ def test_every_rule_kind_is_in_the_files(host, path):
         assert kind in text, kind
 
 
+@pytest.mark.parametrize("path", RULES)
+def test_the_root_disk_is_left_alone_by_a_rule_first_in_each_file_that_skips_the_rest(host, path):
+    """The guest's root disk is virtio without a serial: its skip rule matches its slot. The boot
+    tests above show the rules after the skip still act on every other disk."""
+    disk = host.check_output("lsblk -no PKNAME $(findmnt -no SOURCE /)")
+    slot = host.check_output("udevadm info --query=property --property=ID_PATH --value /dev/%s", disk)
+    lines = [line for line in host.file(path).content_string.splitlines() if line and not line.startswith("#")]
+    skips = [index for index, line in enumerate(lines) if line.endswith('GOTO="cephops_end"')]
+    root = [index for index in skips if lines[index].endswith('ENV{ID_PATH}=="%s", GOTO="cephops_end"' % slot)]
+    assert len(root) == 1 and skips == list(range(len(skips))), lines
+    assert lines[-1] == 'LABEL="cephops_end"'
+
+
 def test_max_sectors_kb_left_alone_where_not_chosen(host):
     assert queue(host, "CEPHOPS-HDD-0001", "max_sectors_kb") == queue(host, "CEPHOPS-HDD-0001", "max_hw_sectors_kb")
 

@@ -37,13 +37,6 @@ def test_unknown_format_names_the_known_ones():
         gate_report.gate_report([], "pdf", [])
 
 
-def test_named_disks_keeps_the_named_in_inventory_order_and_all_when_none_is_named():
-    disks = [{"name": name, "path": "/dev/" + name, "links": ["/dev/" + name, "/dev/disk/by-id/ata-" + name.upper()]}
-             for name in ("sda", "sdb", "sdc")]
-    assert queue_plan.named_disks(disks, ["/dev/disk/by-id/ata-SDC", "sda", "sdz"]) == [disks[0], disks[2]]
-    assert queue_plan.named_disks(disks, []) == disks
-
-
 def test_gate_plan_gives_the_candidates_and_one_job_of_the_whole_disks_present_with_their_classes():
     def disk(name, rotational=False):
         return {"name": name, "path": "/dev/" + name, "links": ["/dev/" + name, "/dev/disk/by-id/wwn-" + name],

@@ -2,6 +2,7 @@
 
 import pytest
 
+from ansible.errors import AnsibleFilterError
 from ansible_collections.cephops.osd_tuning.plugins.module_utils import blockdev
 from ansible_collections.cephops.osd_tuning.plugins.modules import udev_queue_rules
 from ansible_collections.cephops.osd_tuning.plugins.filter import queue_plan
@@ -297,3 +298,54 @@ def test_a_clamped_virtio_disk_is_matched_by_the_serial_udev_gives_it():
     disks = [dict(disk("vdb", "virtio", serial="VIRT-A"), max_hw_sectors_kb=128)]
     result = queue_plan.plan(disks, "max_sectors_kb", {"virtio": 1024})
     assert result["rules"][-1]["match"] == {"KERNEL": "vd*", "ENV{ID_SERIAL}": "VIRT-A"}
+
+
+def placed(name, root_disk=False, mountpoints=(), swap=False, serial=None, links=()):
+    """A disk as disk_facts gives it, with what the host itself keeps on it."""
+    return dict(disk(name, "virtio" if name.startswith("vd") else "sata", serial=serial), path="/dev/" + name,
+                links=["/dev/" + name] + list(links), root_disk=root_disk, mountpoints=list(mountpoints), swap=swap)
+
+
+HOST = [placed("vda", root_disk=True, mountpoints=["/", "/boot"], links=["/dev/disk/by-path/pci-0000:00:04.0",
+                                                                         "/dev/disk/by-path/virtio-pci-0000:00:04.0"]),
+        placed("sda", serial="OSD-1", links=["/dev/disk/by-id/ata-OSD-1"]),
+        placed("sdb", mountpoints=["/boot/efi"], serial="EFI-1"),
+        placed("sdc", swap=True, serial="SWAP-1"),
+        placed("sdd", mountpoints=["/srv"], serial="DATA-1"),
+        placed("sde", serial="OSD-2")]
+
+
+def test_named_disks_keeps_the_named_in_inventory_order_and_none_the_host_uses_when_none_is_named():
+    assert queue_plan.named_disks(HOST, ["/dev/disk/by-id/ata-OSD-1", "sde", "vda"]) == [HOST[0], HOST[1], HOST[5]]
+    assert queue_plan.named_disks(HOST, []) == [HOST[1], HOST[5]]
+    assert [queue_plan.host_use(d) for d in HOST] == [
+        "holds /", None, "mounted at /boot/efi", "holds swap", "mounted at /srv", None]
+
+
+def test_named_disks_refuses_a_name_no_disk_has():
+    with pytest.raises(AnsibleFilterError, match="no disk of this host has the name sdz, /dev/disk/by-id/gone"):
+        queue_plan.named_disks(HOST, ["sda", "sdz", "/dev/disk/by-id/gone"])
+
+
+def test_the_disks_left_alone_are_skipped_first_so_that_no_class_rule_sets_them_at_boot():
+    scope = queue_plan.named_disks(HOST, [])
+    alone = [d for d in HOST if d not in scope] + [placed("vdz")]
+    found = queue_plan.plan(scope, "scheduler", {"ssd": "none", "hdd": "mq-deadline", "virtio": "none"}, left_alone=alone)
+    assert sorted(found["chosen"]) == ["sda", "sde"]
+    assert found["left_alone"] == {"vda": "holds /", "sdb": "mounted at /boot/efi", "sdc": "holds swap",
+                                   "sdd": "mounted at /srv", "vdz": "not named"}
+    skips = [rule for rule in found["rules"] if rule.get("skip")]
+    assert found["rules"][:len(skips)] == skips
+    # By serial where the disk has one, else by its slot: the root disk of a VM has no serial.
+    assert [rule["match"] for rule in skips] == [{"ENV{ID_PATH}": "pci-0000:00:04.0"}, {"ENV{ID_SERIAL_SHORT}": "EFI-1"},
+                                                 {"ENV{ID_SERIAL_SHORT}": "SWAP-1"}, {"ENV{ID_SERIAL_SHORT}": "DATA-1"}]
+    assert found["warnings"] == ["vdz: left alone now, but it has no serial, WWN or path for a udev rule to skip it by, "
+                                 "so a class or model rule may set it at boot"]
+    assert udev_queue_rules.check(found["rules"]) == []
+    text = udev_queue_rules.render(found["rules"], "test")
+    assert text.index('GOTO="cephops_end"') < text.index("# class ssd") and text.rstrip().endswith('LABEL="cephops_end"')
+
+
+def test_without_a_rule_that_could_match_them_the_disks_left_alone_need_no_skip():
+    found = queue_plan.plan([HOST[1]], "scheduler", {"ssd": None, "hdd": None}, left_alone=[HOST[0], placed("vdz")])
+    assert found["rules"] == [] and found["warnings"] == [] and found["left_alone"] == {"vda": "holds /", "vdz": "not named"}

@@ -24,6 +24,15 @@ def test_render_is_stable_for_idempotence():
     assert rules_utils.render([SSD, SSD], "h") == rules_utils.render([dict(SSD), dict(SSD)], "h")
 
 
+def test_a_skip_rule_jumps_past_every_later_rule_to_the_file_s_last_line():
+    skip = {"comment": "disk vda, left alone", "match": {"ENV{ID_SERIAL}": "OS-0001"}, "skip": True}
+    assert rules_utils.check([skip, SSD]) == []
+    lines = rules_utils.render([skip, SSD], "h").splitlines()
+    assert lines[3] == 'ACTION=="add|change", SUBSYSTEM=="block", ENV{DEVTYPE}=="disk", ENV{ID_SERIAL}=="OS-0001", GOTO="cephops_end"'
+    assert lines[-1] == 'LABEL="cephops_end"' and lines[-3].endswith('ATTR{queue/iosched/fifo_batch}="1"')
+    assert "LABEL" not in rules_utils.render([SSD], "h")
+
+
 def test_valid_rules_pass():
     assert rules_utils.check([SSD, {"match": {"ENV{ID_SERIAL_SHORT}": "S3Z9NB0K123456"}, "attributes": {"scheduler": "none"}}]) == []
 
@@ -45,6 +54,8 @@ def test_valid_rules_pass():
     ({"match": {"KERNEL": "sd*"}, "attributes": {"../../dev": "x"}}, "'../../dev' is not a queue attribute name"),
     ({"match": {"KERNEL": "sd*"}, "attributes": {"scheduler": 'none"'}}, "holds a quote"),
     ({"match": {"KERNEL": "sd*"}, "attributes": {"scheduler": "none"}, "comment": "a\nb"}, "comment must be one line"),
+    ({"match": {"KERNEL": "sd*"}, "attributes": {"scheduler": "none"}, "skip": True}, "a skip rule sets nothing"),
+    ({"match": {}, "skip": True}, "rule 1: needs at least one match key"),
 ])
 def test_check_refuses_with_the_reason(rule, message):
     errors = rules_utils.check([rule])
