@@ -17,7 +17,7 @@ options:
     type: str
     default: cephops.osd_tuning
   state:
-    description: V(present) writes the file, V(absent) removes it (after a backup).
+    description: V(present) writes the file, V(absent) removes it (after a backup, see O(backup)).
     type: str
     choices: [present, absent]
     default: present
@@ -40,6 +40,8 @@ options:
     description:
       - Keep a timestamped copy of a file that is replaced or removed, in C(backups/) beside O(record), so that nothing the collection
         made stays in C(/etc); beside the file without O(record).
+      - Not of a file that carries the module's header, since the module can write its own file
+        again, and a copy of it would outlive the undo.
     type: bool
     default: true
 """

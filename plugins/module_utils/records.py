@@ -142,10 +142,21 @@ def forget(module, record_path, record, path):
         save(module, record_path, record)
 
 
+def _backed_up(module, path):
+    """A backup of ``path`` where the module's ``backup`` says so and the file is not the
+    collection's own (its header): what the collection wrote, it can write again, and a copy
+    of it would outlive the undo."""
+    if not module.params["backup"] or not os.path.exists(path):
+        return None
+    with open(path) as handle:
+        own = MANAGED.match(handle.read(256)) is not None
+    return None if own else backup_of(module, path)
+
+
 def install(module, path, content, suffix="", check=None):
     """Write ``content`` next to ``path``, let ``check(candidate)`` refuse it (fail_json) or name
-    how it was checked, back the old file up when the module's ``backup`` says so and move the
-    new one into place. Returns (what check returned, backup path or None)."""
+    how it was checked, back the old file up (``_backed_up``) and move the new one into place.
+    Returns (what check returned, backup path or None)."""
     directory = os.path.dirname(path) or "."
     fd, candidate = tempfile.mkstemp(prefix=".cephops-", suffix=suffix, dir=directory)
     try:
@@ -153,7 +164,7 @@ def install(module, path, content, suffix="", check=None):
             handle.write(content)
         os.chmod(candidate, 0o644)
         checked = check(candidate) if check else None
-        backup = backup_of(module, path) if module.params["backup"] and os.path.exists(path) else None
+        backup = _backed_up(module, path)
         module.atomic_move(candidate, path)
     finally:
         if os.path.exists(candidate):
@@ -162,7 +173,7 @@ def install(module, path, content, suffix="", check=None):
 
 
 def remove(module, path):
-    """Remove ``path``, after a backup when the module's ``backup`` says so; returns the backup."""
-    found = backup_of(module, path) if module.params["backup"] else None
+    """Remove ``path``, after a backup (``_backed_up``); returns the backup."""
+    found = _backed_up(module, path)
     os.unlink(path)
     return found

@@ -73,7 +73,7 @@ content:
   type: str
 backup_file:
   description: The copy of the previous file.
-  returned: when a file was replaced or removed and O(backup=true)
+  returned: when a file without the module's header was replaced or removed and O(backup=true)
   type: str
 loaded:
   description: Modules loaded now (in check mode, those that would be).

@@ -177,7 +177,7 @@ content:
   type: str
 backup_file:
   description: The copy of the previous file.
-  returned: when a file was replaced or removed and O(backup=true)
+  returned: when a file without the module's header was replaced or removed and O(backup=true)
   type: str
 validated_with:
   description: How the new file was checked, V(udevadm verify) or V(structure) where udev cannot verify files.

@@ -46,14 +46,16 @@ def test_check_mode_shows_a_diff_and_writes_nothing(tmp_path):
     assert not path.exists()
 
 
-def test_a_change_keeps_a_backup_of_the_old_file(tmp_path):
+def test_a_change_backs_up_a_file_of_another_but_not_the_module_s_own(tmp_path):
+    """The module can write its own file again; a copy of it would only outlive the undo."""
     path = tmp_path / "60-test.rules"
-    rules_file(path)
-    old = path.read_text()
-    result = rules_file(path, rules=[dict(RULES[0], attributes={"scheduler": "mq-deadline"})])
-    assert result["changed"] is True
+    theirs = 'KERNEL=="sd*", ATTR{queue/scheduler}="bfq"\n'
+    path.write_text(theirs)
+    result = rules_file(path)
     with open(result["backup_file"]) as handle:
-        assert handle.read() == old
+        assert handle.read() == theirs
+    result = rules_file(path, rules=[dict(RULES[0], attributes={"scheduler": "mq-deadline"})])
+    assert result["changed"] is True and "backup_file" not in result
     assert 'ATTR{queue/scheduler}="mq-deadline"' in path.read_text()
 
 
@@ -79,13 +81,16 @@ def test_disk_rules_in_a_file_udev_runs_before_it_knows_the_serial_are_refused(t
     assert rules_file(path)["changed"] is True  # class rules need no identity: any name will do
 
 
-def test_absent_removes_the_file_with_a_backup(tmp_path):
+def test_absent_removes_its_own_file_without_a_backup_and_another_s_with_one(tmp_path):
     path = tmp_path / "60-test.rules"
     rules_file(path)
     result = rules_file(path, state="absent")
-    assert result["changed"] is True and not path.exists()
-    assert os.path.exists(result["backup_file"])
+    assert result["changed"] is True and not path.exists() and "backup_file" not in result
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
     assert rules_file(path, state="absent")["changed"] is False
+    path.write_text('KERNEL=="sd*", ATTR{queue/scheduler}="bfq"\n')
+    result = rules_file(path, state="absent")
+    assert result["changed"] is True and not path.exists() and os.path.exists(result["backup_file"])
 
 
 # A udev control socket no daemon listens on, as a container, chroot or image build keeps it:
