@@ -88,7 +88,8 @@ def test_every_report_shows_health_and_the_controllers():
     assert table[2].split()[:4] == ["/dev/sdb", "flash", "ssd", "unhealthy"] and "failed" in table[2].split()
     assert "RAID controllers: " + no_tool in table
     markdown = gate_report.to_markdown(document)
-    assert "| failed: 304 reallocated sectors > 10 | blocked |" in markdown
+    assert "| failed | blocked | [health](%s#drive-health) |" % gate_report.REFUSALS_URL in markdown
+    assert "- Health of osd1 /dev/sdb: failed: 304 reallocated sectors > 10." in markdown.splitlines()
     assert "- RAID controllers of osd1: " + no_tool + "." in markdown.splitlines()
     html = gate_report.to_html(document)
     assert "<td>failed: 304 reallocated sectors &gt; 10</td>" in html
