@@ -17,20 +17,10 @@ import yaml
 
 from loopdisk import only_these_disks, run
 from modulerun import json_env, run_playbook
-from test_collection_build import build, install
 from test_disk_facts import make_gpt_partitions
 
 TYPO = "/dev/sdzz"
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
-
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """The environment of a user who installed the built tarball: only the install and its
-    dependencies on the collections path."""
-    tmp = tmp_path_factory.mktemp("user")
-    env, _root = install(build(tmp), tmp)
-    return env
 
 
 class Site:
