@@ -24,12 +24,14 @@ from ansible_collections.cephops.osd_tuning.plugins.module_utils.blockdev import
 
 
 def host_use(disk):
-    """How the host itself uses a disk (the root filesystem, another mount, swap), or None:
-    such a disk is tuned only when named."""
+    """How the host's own system uses a disk (the root filesystem, /boot, swap), or None: such a
+    disk is tuned only when named. Other mounts may be an OSD's own (a filestore OSD's data),
+    and a disk a run mounts stays in scope for the next run."""
+    boot = [mount for mount in disk.get("mountpoints") or () if mount == "/boot" or mount.startswith("/boot/")]
     if disk.get("root_disk"):
         return "holds /"
-    if disk.get("mountpoints"):
-        return "mounted at %s" % ", ".join(disk["mountpoints"])
+    if boot:
+        return "holds %s" % ", ".join(boot)
     if disk.get("swap"):
         return "holds swap"
     return None
