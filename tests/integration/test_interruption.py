@@ -12,6 +12,7 @@ scripts/interruption_sweep.py stops at every boundary, and docs/safety.md keeps 
 import json
 import os
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -43,12 +44,26 @@ class Host:
                          **moved)
 
     def run(self, playbook="site", fault=None, log=None):
-        """The return code of one run, stopped where ``fault`` ("fail:N", "sigint:N") says."""
+        """The return code of one run, stopped where ``fault`` ("fail:N", "sigint:N") says. A
+        controller that has not ended 30 s after the SIGINT gets a second one, as an operator
+        presses Ctrl-C again (ansible-playbook can hang on the first), then SIGKILL."""
+        log = log or self.async_dir.parent / "fault.log"
+        if log.exists():
+            log.unlink()
         env = dict(self.site.env, ANSIBLE_STRATEGY_PLUGINS=str(FAULTS), ANSIBLE_STRATEGY="fault",
-                   CEPHOPS_FAULT=fault or "", CEPHOPS_FAULT_LOG=str(log or os.devnull))
+                   CEPHOPS_FAULT=fault or "", CEPHOPS_FAULT_LOG=str(log))
         argv = ["ansible-playbook", "--inventory", str(self.site.path), "cephops.osd_tuning." + playbook,
                 "--extra-vars", json.dumps(self.site.command_line)]
-        return subprocess.run(argv, env=env, capture_output=True, text=True, check=False).returncode
+        proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        number = int(fault.split(":")[1]) if fault and fault.startswith("sigint:") else None
+        signalled = None
+        while proc.poll() is None:
+            time.sleep(1)
+            if number is not None and signalled is None and log.exists() and len(log.read_text().splitlines()) >= number:
+                signalled = time.monotonic()
+            if signalled is not None and time.monotonic() - signalled > 30:
+                proc.send_signal(signal.SIGINT if time.monotonic() - signalled < 60 else signal.SIGKILL)
+        return proc.returncode
 
     def settle(self, timeout=120):
         """Wait for what a stopped controller leaves running: the gate's probe job, until no
