@@ -279,12 +279,3 @@ def osd_on(loop_disks):
         run(["vgremove", "--quiet", "--force", group], check=False)
         run(["pvremove", "--quiet", disk.path], check=False)
 
-
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory):
-    """The environment of a user who installed the built tarball: only the install and its
-    dependencies on the collections path (test_operator_playbooks.py, test_interruption.py)."""
-    from test_collection_build import build, install  # here: it imports this module
-    tmp = tmp_path_factory.mktemp("user")
-    env, _root = install(build(tmp), tmp)
-    return env

@@ -86,6 +86,14 @@ def install(tarball, tmp_path):
     return env, installed / "ansible_collections" / "cephops" / "osd_tuning"
 
 
+def user_environment(tmp_path_factory):
+    """The environment of a user who installed the built tarball: only the install and its
+    dependencies on the collections path (the playbook tests' module fixture)."""
+    tmp = tmp_path_factory.mktemp("user")
+    env, _root = install(build(tmp), tmp)
+    return env
+
+
 @pytest.fixture(scope="module")
 def tarball(tmp_path_factory):
     return build(tmp_path_factory.mktemp("build"))

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from test_collection_build import user_environment
 from test_operator_playbooks import Site, moved_state
 
 FAULTS = Path(__file__).resolve().parent / "faults"
@@ -26,6 +27,11 @@ FAULTS = Path(__file__).resolve().parent / "faults"
 SAMPLE = [("disk_gate", "sigint"), ("io_scheduler", "fail"), ("max_sectors_kb", "sigint"), ("mount_options", "fail"),
           ("overprovision", "sigint")]
 KINDS = ("fail", "sigint")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    return user_environment(tmp_path_factory)
 
 
 class Host:

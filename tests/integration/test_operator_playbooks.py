@@ -17,10 +17,16 @@ import yaml
 
 from loopdisk import only_these_disks, run
 from modulerun import json_env, run_playbook
+from test_collection_build import user_environment
 from test_disk_facts import make_gpt_partitions
 
 TYPO = "/dev/sdzz"
 EASY = dict(min_iops=2, marginal_min_iops=1, max_p99_sync_latency_ms=10000.0, marginal_max_p99_sync_latency_ms=20000.0)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    return user_environment(tmp_path_factory)
 
 
 class Site:
