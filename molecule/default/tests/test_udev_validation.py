@@ -31,10 +31,13 @@ def rules_of(text):
     for line in text.splitlines()[1:]:
         if line.startswith("# "):
             comment = line[2:]
-        elif line:
+        elif line and not line.startswith("LABEL="):  # the label a skip rule jumps to ends the file
             pairs = PAIR.findall(line)
             rule = {"match": {key: value for key, op, value in pairs if op == "==" and key not in PREFIX_KEYS},
-                    "attributes": {key[len("ATTR{queue/"):-1]: value for key, op, value in pairs if op == "="}}
+                    "attributes": {key[len("ATTR{queue/"):-1]: value for key, op, value in pairs
+                                   if op == "=" and key.startswith("ATTR{")}}
+            if any(key == "GOTO" for key, _op, _value in pairs):
+                rule["skip"] = True
             if comment is not None:
                 rule["comment"] = comment
             rules.append(rule)
