@@ -553,7 +553,7 @@ def to_junit(document):
                 counts["failures"] += 1
                 failure = ET.SubElement(case, "failure", type=_text(disk["verdict"]),
                                         message=_text("%s: %s" % (disk["verdict"], "; ".join(disk["reasons"]))))
-                failure.text = _text("\n".join(disk["reasons"] + ["explained at %s" % link for _, link in _refusals(disk)]))
+                failure.text = _text("\n".join(disk["reasons"] + ["explained at %s" % link for _word, link in _refusals(disk)]))
             elif disk["approved"] is None or not disk["gated"]:
                 counts["skipped"] += 1
                 ET.SubElement(case, "skipped", message=_text("; ".join(disk["reasons"])))

@@ -278,4 +278,3 @@ def osd_on(loop_disks):
     for group, disk in groups:
         run(["vgremove", "--quiet", "--force", group], check=False)
         run(["pvremove", "--quiet", disk.path], check=False)
-

@@ -525,7 +525,7 @@ def refusal_sections():
 
 
 def test_every_section_the_reports_link_is_in_the_explanations_page_and_every_section_is_linked():
-    linked = {anchor for _, _, anchor in gate_report.REFUSALS} | {gate_report.PROBE_FAILED[1]}
+    linked = {refusal[2] for refusal in gate_report.REFUSALS} | {gate_report.PROBE_FAILED[1]}
     assert linked == refusal_sections()
 
 
