@@ -154,7 +154,7 @@ MCLOCK_RECORD = "/var/lib/cephops-osd-tuning/mclock_capacity.json"
 
 def config_get(host, osd, option):
     """``ceph config get osd.N option`` as a number, None where this release has no such option."""
-    found = host.run("ceph --cluster %s config get osd.%d %s", CLUSTER, osd, option)
+    found = host.run("ceph --cluster %s config get osd.%s %s", CLUSTER, str(osd), option)
     if found.rc != 0:
         assert "unrecognized key" in found.stderr, found.stderr
         return None
