@@ -536,8 +536,9 @@ def test_interrupted_playbook_leaves_the_probe_to_finish_and_clean_up(loop_disks
                     os.killpg(play.pid, signal.SIGKILL)
                     play.wait()
         # The role probes in an async job, a session of its own that the interrupt does not
-        # reach: the probe runs to its end and then zeroes its region.
-        deadline = time.monotonic() + PROBE_SECONDS + 30
+        # reach: the probe runs to its end, its deep-queue run after it, and then zeroes its region
+        # (a minute of slack: with a lab VM beside the run, 30 s did not always cover the last two).
+        deadline = time.monotonic() + PROBE_SECONDS + 60
         while any(fio_pids(d.path) for d in disks) and time.monotonic() < deadline:
             time.sleep(0.5)
         left = [pid for d in disks for pid in fio_pids(d.path)]
